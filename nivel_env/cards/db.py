@@ -1,0 +1,139 @@
+"""The card database: every card file compiled once into immutable ``Card`` objects.
+
+Cards get a dense ``index`` (what the engine stores in its state) and every
+printed ability a global ``key`` (what effect frames store), so game state never
+holds references to card objects and stays cheap to copy and serialise.
+"""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from pathlib import Path
+from typing import Iterable
+
+import yaml
+
+from . import model as m
+from .schema import CardDataError, compile_card
+from .text import keyword_set, render_card_text
+
+DATA_DIR = Path(__file__).with_name("data")
+
+
+class CardDB:
+    """All cards of a pool, by index and by id; ``version`` hashes their data."""
+
+    def __init__(self, cards: Iterable[m.Card]):
+        abilities: list[m.Ability] = []
+        keywords: list[m.Keyword] = []
+
+        def kw(k: m.Keyword) -> m.Keyword:
+            k = dataclasses.replace(k, key=len(keywords))
+            keywords.append(k)
+            return k
+
+        def act(a: m.Action) -> m.Action:
+            return a if a.keyword is None else dataclasses.replace(a, keyword=kw(a.keyword))
+
+        def keyed(ab: m.Ability) -> m.Ability:
+            actions = tuple(map(act, ab.actions))
+            if ab.when == m.ESCAPE and not any(
+                    a.verb == "to_deck_bottom" and a.target.ref == "self" for a in actions):
+                # 10.1.13.3: Escape includes putting the unit on the bottom of its owner's deck
+                actions += (m.Action("to_deck_bottom", target=m.Selector(ref="self", mode="all")),)
+            ab = dataclasses.replace(ab, key=len(abilities), actions=actions)
+            abilities.append(ab)
+            return ab
+
+        built = []
+        for i, c in enumerate(cards):
+            back = c.back
+            if back is not None:
+                back = dataclasses.replace(back, abilities=tuple(map(keyed, back.abilities)),
+                                           subkeywords=tuple(map(kw, back.subkeywords)))
+            trig = keyed(m.Ability(when="trigger", actions=c.trigger)) if c.trigger else None
+            c = dataclasses.replace(
+                c, index=i, abilities=tuple(map(keyed, c.abilities)),
+                subkeywords=tuple(map(kw, c.subkeywords)), trigger_ability=trig,
+                effect=keyed(c.effect) if c.effect is not None else None, back=back)
+            c = dataclasses.replace(c, keywords=keyword_set(c), text=render_card_text(c),
+                                    text_ko=render_card_text(c, "ko"))
+            built.append(c)
+        self.cards: tuple[m.Card, ...] = tuple(built)
+        self.abilities: tuple[m.Ability, ...] = tuple(abilities)
+        self.keywords: tuple[m.Keyword, ...] = tuple(keywords)
+        self.by_id: dict[str, m.Card] = {c.id: c for c in self.cards}
+        blob = json.dumps([c.raw for c in self.cards], sort_keys=True, ensure_ascii=False)
+        self.version: str = hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+    def __len__(self) -> int:
+        return len(self.cards)
+
+    def __iter__(self):
+        return iter(self.cards)
+
+    def __contains__(self, card_id: str) -> bool:
+        return card_id in self.by_id
+
+    def get(self, card_id: str) -> m.Card:
+        try:
+            return self.by_id[card_id]
+        except KeyError:
+            raise KeyError(f"unknown card id {card_id!r}") from None
+
+    def search(self, query: str = "") -> list[m.Card]:
+        q = query.lower()
+        return [c for c in self.cards if not q or q in c.id.lower() or q in c.name.lower()
+                or q in c.name_ko or q in c.text.lower() or q in c.type
+                or any(q == k.lower() for k in c.keywords)]
+
+
+def read_card_file(path: str | Path) -> list[m.Card]:
+    """Parse and compile one YAML card file (a mapping with a ``cards`` list)."""
+    path = Path(path)
+    name = str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise CardDataError(name, None, None, f"cannot read file: {e}") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as e:
+        raise CardDataError(name, None, None, f"not valid YAML: {e}") from None
+    if not isinstance(data, dict) or "cards" not in data:
+        raise CardDataError(name, None, "cards", "the file must be a mapping with a 'cards' list")
+    extra = set(data) - {"cards", "version"}
+    if extra:
+        raise CardDataError(name, None, sorted(extra)[0], "unknown top-level field")
+    if not isinstance(data["cards"], list):
+        raise CardDataError(name, None, "cards", "expected a list of cards")
+    return [compile_card(raw, name, i) for i, raw in enumerate(data["cards"])]
+
+
+def build_db(paths: Iterable[str | Path]) -> CardDB:
+    cards: list[m.Card] = []
+    seen: dict[str, str] = {}
+    for p in paths:
+        for c in read_card_file(p):
+            if c.id in seen:
+                raise CardDataError(str(p), c.id, "id",
+                                    f"duplicate card id (already defined in {seen[c.id]})")
+            seen[c.id] = str(p)
+            cards.append(c)
+    if not cards:
+        raise CardDataError(", ".join(map(str, paths)) or "<none>", None, None, "no cards found")
+    return CardDB(cards)
+
+
+_DEFAULT: CardDB | None = None
+
+
+def load_card_db(paths: Iterable[str | Path] | None = None) -> CardDB:
+    """The bundled card pool (cached), or a pool built from the given YAML files."""
+    global _DEFAULT
+    if paths is None:
+        if _DEFAULT is None:
+            _DEFAULT = build_db(sorted(DATA_DIR.glob("*.yaml")))
+        return _DEFAULT
+    return build_db(list(paths))

@@ -1,0 +1,152 @@
+"""Decks: the plain-text deck format, loading and validation (5.1.2).
+
+Format (one entry a line, ``#`` starts a comment)::
+
+    name: Ember Rush            # optional
+    plan: Flood the lanes early  # optional, may repeat (lines are joined)
+    leader: T-L01
+    3 T-001
+    2 T-004
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import model as m
+from .db import CardDB, load_card_db
+
+DECK_DIR = Path(__file__).with_name("decks")
+DECK_SIZE = 40         # 5.1.2
+MAX_COPIES = 3         # 5.1.2.2
+MAX_TRIGGERS = 8       # 5.1.2.3
+
+
+class DeckError(ValueError):
+    """A deck file is malformed or the deck is illegal; says file, line and card."""
+
+    def __init__(self, file: str, problems: list[str]):
+        self.file, self.problems = file, problems
+        super().__init__(f"{file}: " + "; ".join(problems))
+
+
+@dataclass(frozen=True)
+class Deck:
+    name: str
+    leader: m.Card
+    cards: tuple            # 40 Card objects (main deck), in file order
+    plan: str = ""
+    source: str = ""
+    lines: dict = field(default_factory=dict, compare=False)   # card id -> line number
+
+    def card_ids(self) -> list[str]:
+        return [c.id for c in self.cards]
+
+
+def parse_deck(text: str, db: CardDB, source: str = "<deck>") -> Deck:
+    name, plan, leader, cards, lines, problems = "", [], None, [], {}, []
+    for no, raw in enumerate(text.splitlines(), 1):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        key, _, rest = line.partition(":")
+        if _ and key.strip().lower() in ("name", "plan", "leader"):
+            key, rest = key.strip().lower(), rest.strip()
+            if key == "name":
+                name = rest
+            elif key == "plan":
+                plan.append(rest)
+            else:
+                if leader is not None:
+                    problems.append(f"line {no}: second leader line ({rest})")
+                elif rest not in db:
+                    problems.append(f"line {no}: unknown card id {rest!r}")
+                elif db.get(rest).type != m.LEADER:
+                    problems.append(f"line {no}: {rest} is a {db.get(rest).type}, not a leader")
+                else:
+                    leader = db.get(rest)
+            continue
+        parts = line.split()
+        if len(parts) != 2 or not parts[0].isdigit():
+            problems.append(f"line {no}: expected 'COUNT CARD-ID', got {raw.strip()!r}")
+            continue
+        count, cid = int(parts[0]), parts[1]
+        if cid not in db:
+            problems.append(f"line {no}: unknown card id {cid!r}")
+            continue
+        card = db.get(cid)
+        if card.type == m.LEADER:
+            problems.append(f"line {no}: {cid} is a leader; write it as 'leader: {cid}'")
+            continue
+        if count < 1 or count > 40:
+            problems.append(f"line {no}: count {count} for {cid} is not between 1 and 40")
+            continue
+        lines.setdefault(cid, no)
+        cards.extend([card] * count)
+    if leader is None:
+        problems.append("no 'leader: CARD-ID' line")
+    if problems:
+        raise DeckError(source, problems)
+    return Deck(name=name or Path(source).stem, leader=leader, cards=tuple(cards),
+                plan=" ".join(plan), source=source, lines=lines)
+
+
+def deck_problems(deck: Deck) -> list[str]:
+    """Every deck-building rule the deck breaks (empty when legal)."""
+    out = []
+    where = lambda cid: f"line {deck.lines[cid]}: " if cid in deck.lines else ""  # noqa: E731
+    if len(deck.cards) != DECK_SIZE:
+        out.append(f"deck has {len(deck.cards)} cards, must have exactly {DECK_SIZE} (5.1.2)")
+    counts: dict[str, int] = {}
+    for c in deck.cards:
+        counts[c.id] = counts.get(c.id, 0) + 1
+    for cid, n in counts.items():
+        if n > MAX_COPIES:
+            out.append(f"{where(cid)}{n} copies of {cid}, at most {MAX_COPIES} (5.1.2.2)")
+    trig = sum(1 for c in deck.cards if c.has_trigger)
+    if trig > MAX_TRIGGERS:
+        out.append(f"{trig} trigger cards, at most {MAX_TRIGGERS} (5.1.2.3)")
+    for rule in deck.leader.oath:                      # 5.1.2.1
+        from ..engine.match import card_matches_static
+        matching = [c for c in deck.cards if card_matches_static(c, rule.filter)]
+        desc = rule.text or f"{rule.kind} {rule.n}"
+        if rule.kind == "all":
+            bad = sorted({c.id for c in deck.cards if c not in matching})
+            if bad:
+                out.append(f"{where(bad[0])}{', '.join(bad)} break(s) the oath of "
+                           f"{deck.leader.id} ({desc}) (5.1.2.1)")
+        elif rule.kind == "at_least" and len(matching) < rule.n:
+            out.append(f"oath of {deck.leader.id} ({desc}) needs at least {rule.n} matching "
+                       f"cards, deck has {len(matching)} (5.1.2.1)")
+        elif rule.kind == "at_most" and len(matching) > rule.n:
+            out.append(f"oath of {deck.leader.id} ({desc}) allows at most {rule.n} matching "
+                       f"cards, deck has {len(matching)} (5.1.2.1)")
+    return out
+
+
+def list_decks() -> list[str]:
+    """Names of the bundled decks."""
+    return sorted(p.stem for p in DECK_DIR.glob("*.deck"))
+
+
+def load_deck(name_or_path: str | Path, db: CardDB | None = None, validate: bool = True) -> Deck:
+    """A bundled deck by name, or a deck file by path; refuses illegal decks
+    unless ``validate=False``."""
+    db = db or load_card_db()
+    p = Path(name_or_path)
+    if not p.exists():
+        bundled = DECK_DIR / f"{name_or_path}.deck"
+        if not bundled.exists():
+            raise DeckError(str(name_or_path), [f"no such deck file, and no bundled deck of that "
+                                                f"name (bundled: {', '.join(list_decks())})"])
+        p = bundled
+    try:
+        text = p.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise DeckError(str(p), [f"cannot read file: {e}"]) from None
+    deck = parse_deck(text, db, str(p))
+    if validate:
+        problems = deck_problems(deck)
+        if problems:
+            raise DeckError(str(p), problems)
+    return deck

@@ -1,0 +1,243 @@
+"""Compiled card objects.
+
+Card files are parsed and validated once (``schema.py``) into these frozen
+objects; the engine only ever reads them.  All runtime state (where a card is,
+what modifies it) lives in the game state, so one compiled pool is shared by
+every game and every clone.
+
+The vocabulary (timings, verbs, selectors, conditions) is documented in
+``docs/cards.md``; the names used here are the names used in the YAML files.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+# Card types (RULINGS A).
+LEADER, UNIT, ITEM, SKILL = "leader", "unit", "item", "skill"
+CARD_TYPES = (LEADER, UNIT, ITEM, SKILL)
+
+# Attributes form a small fixed set (RULINGS A); Mix (10.1.12) compares them.
+ATTRIBUTES = ("fire", "water", "wind", "earth", "light", "dark")
+
+# Ability timings: the section-10 keyword that says when an ability works.
+ENTRY = "entry"              # 10.1.2  automatic, unit placed
+PASSIVE = "passive"          # 10.1.3  continuous, level zone or unit zone
+ACTIVE_MAIN = "active_main"  # 10.1.4  activated in the main phase
+ACTIVE_ATTACK = "active_attack"  # 10.1.4 activated in the attack phase
+ATTACKER = "attacker"        # 10.1.5  automatic, attack declared
+DEFENDER = "defender"        # 10.1.6  automatic, defense declared
+EXIT = "exit"                # 10.1.7  automatic, trashed by battle or effect
+ESCAPE = "escape"            # 10.1.13 automatic, start of its controller's main phase
+END_OF_TURN = "end_of_turn"  # 6.6.1.1 automatic, "at the end of this turn" of its controller
+TIMINGS = (ENTRY, PASSIVE, ACTIVE_MAIN, ACTIVE_ATTACK, ATTACKER, DEFENDER, EXIT, ESCAPE,
+           END_OF_TURN)
+ACTIVATED = (ACTIVE_MAIN, ACTIVE_ATTACK)
+
+# Durations of modifiers applied by one-shot effects (8.1.3.3.3).
+UNTIL_TURN = "turn"      # until end of turn (6.6.1.2)
+UNTIL_BATTLE = "battle"  # until the battle-end step (7.5.1)
+UNTIL_LEAVES = "leaves"  # while the card stays where it is
+DURATIONS = (UNTIL_TURN, UNTIL_BATTLE, UNTIL_LEAVES)
+
+# Section-10 keyword names as exposed on Card.keywords (English) with Korean.
+KEYWORD_NAMES_KO = {
+    "Entry": "엔트리", "Passive": "패시브", "Active": "액티브", "Attacker": "어태커",
+    "Defender": "디펜더", "Exit": "엑시트", "Armed": "암드", "Frontline": "전선구축",
+    "Level Link": "레벨링크", "Trigger": "트리거", "Mix": "믹스", "Escape": "이스케이프",
+    "Chain": "체인", "Buff": "버프", "Pierce": "관통", "Plunder": "약탈",
+    "Breakthrough": "돌파", "Duelist": "듀얼리스트", "Infiltrate": "침투", "Finale": "종결",
+    "Mutual Destruction": "공멸", "Return": "귀환", "Awakening": "각성",
+    "Berserker": "광전사", "Guardian": "가디언", "Barrier": "방벽", "Sacrifice": "희생",
+    "Offset": "상쇄", "Credit": "크레딧",
+}
+
+# Sub-keywords (10.2) as written in card files -> display name and the keyword
+# that is their activation condition (10.2.2).
+SUBKEYWORDS = {
+    "pierce": ("Pierce", "Attacker"),
+    "plunder": ("Plunder", "Attacker"),
+    "breakthrough": ("Breakthrough", "Attacker"),
+    "duelist": ("Duelist", "Attacker"),
+    "infiltrate": ("Infiltrate", "Attacker"),
+    "finale": ("Finale", "Defender"),
+    "mutual_destruction": ("Mutual Destruction", "Exit"),
+    "return": ("Return", "Exit"),
+    "berserker": ("Berserker", None),
+    "guardian": ("Guardian", None),
+    "credit": ("Credit", None),
+}
+
+# Gating keywords: continuous conditions written as ``while:`` (10.1.8-10.1.15).
+GATES = ("armed", "frontline", "level_link", "mix", "chain", "buff")
+
+
+@dataclass(frozen=True, slots=True)
+class Filter:
+    """A property test on one card (used by selectors, equip conditions, oaths)."""
+    types: tuple = ()
+    attributes: tuple = ()
+    affiliations: tuple = ()
+    cost_min: Optional[int] = None
+    cost_max: Optional[int] = None
+    power_min: Optional[int] = None
+    power_max: Optional[int] = None
+    hit_min: Optional[int] = None
+    hit_max: Optional[int] = None
+    keyword: Optional[str] = None
+    has_item: Optional[bool] = None
+    has_trigger: Optional[bool] = None
+    ids: tuple = ()
+
+    def is_empty(self) -> bool:
+        return self == EMPTY_FILTER
+
+
+EMPTY_FILTER = Filter()
+
+
+@dataclass(frozen=True, slots=True)
+class Condition:
+    """A yes/no question about the game: ``kind`` plus its arguments.
+
+    Gates (``armed``, ``frontline``, ``level_link``, ``mix``, ``chain``, ``buff``)
+    are the section-10 continuous keywords; the others are general conditions.
+    """
+    kind: str
+    n: int = 0
+    text: str = ""            # affiliation for armed
+    selector: Optional["Selector"] = None
+
+
+@dataclass(frozen=True, slots=True)
+class Selector:
+    """Which cards an action works on.
+
+    ``ref`` names a single card relative to the effect (``self``, ``encounter``,
+    ``attacker``, ``defender``, ``battle_opponent``, ``equipped``); otherwise the
+    selector describes a set: whose (``who``), which zone, which lanes, a filter,
+    and how many are taken (``mode`` all / choose / up_to, ``n``).
+    """
+    ref: Optional[str] = None
+    who: str = "opponent"
+    zone: str = "unit"
+    lanes: str = "any"        # any | same | adjacent | other
+    other: bool = False       # exclude the effect's own unit
+    filter: Filter = EMPTY_FILTER
+    mode: str = "choose"      # all | choose | up_to | random
+    n: int = 1
+
+
+@dataclass(frozen=True, slots=True)
+class Value:
+    """A number: a literal, or a count of cards matched by a selector."""
+    n: int = 0
+    count: Optional[Selector] = None
+    times: int = 1
+    stat: Optional[str] = None    # level | damage | hand (of ``who``)
+    who: str = "you"
+
+
+@dataclass(frozen=True, slots=True)
+class Keyword:
+    """A sub-keyword (10.2) on a card, with optional ``while`` gates."""
+    name: str                     # display name, e.g. "Pierce"
+    n: int = 0                    # Pierce/Plunder/Infiltrate/Credit value, Guardian Barrier/Sacrifice count
+    filter: Filter = EMPTY_FILTER  # Breakthrough condition, Guardian Offset condition
+    guardian: str = ""            # barrier | sacrifice | offset
+    gates: tuple = ()
+    key: int = -1                 # index into CardDB.keywords
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """One instruction of an effect (8.3.1: executed top to bottom)."""
+    verb: str
+    target: Optional[Selector] = None
+    amount: Value = Value(1)
+    player: str = "you"           # you | opponent | each
+    power: int = 0
+    hit: int = 0
+    attacks: int = 0
+    size: int = 0
+    until: str = UNTIL_TURN
+    keyword: Optional[Keyword] = None
+    prohibit: str = ""            # attack | defend
+    optional: bool = False        # "may" (8.1.2.2)
+    if_done: bool = False         # "if you did" (8.3.2)
+    condition: Optional[Condition] = None
+    up_to: bool = False
+    random: bool = False
+    filter: Filter = EMPTY_FILTER
+    text: str = ""                # override for rendered text
+
+
+@dataclass(frozen=True, slots=True)
+class Ability:
+    """A printed effect: timing keyword, gates, optional cost and actions."""
+    when: str
+    actions: tuple
+    gates: tuple = ()
+    condition: Optional[Condition] = None
+    optional: bool = False
+    cost: tuple = ()
+    key: int = -1                 # index into CardDB.abilities
+    limit: int = 1                # activations per turn (6.4.1.2.2)
+
+    @property
+    def sequence(self) -> tuple:
+        """Cost actions, then effect actions: the order a frame executes them."""
+        return self.cost + self.actions
+
+
+@dataclass(frozen=True, slots=True)
+class Face:
+    """One face of a leader; the back face is used once awakened (10.2.6.1)."""
+    name: str
+    name_ko: str
+    abilities: tuple = ()
+    subkeywords: tuple = ()
+
+
+@dataclass(frozen=True, slots=True)
+class OathRule:
+    """One deck-building condition of a leader's oath (5.1.2.1)."""
+    kind: str                     # all | at_least | at_most
+    filter: Filter
+    n: int = 0
+    text: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Card:
+    id: str
+    name: str
+    name_ko: str
+    type: str
+    cost: int = 0
+    power: int = 0
+    hit: int = 0
+    attribute: str = ""
+    affiliations: tuple = ()
+    abilities: tuple = ()
+    subkeywords: tuple = ()
+    trigger: tuple = ()           # actions of the trigger effect (10.1.11)
+    trigger_ability: Optional[Ability] = None  # the same, keyed, as the engine resolves it
+    effect: Optional[Ability] = None   # a skill's activated effect (8.1.3.1.1)
+    equip: Optional[Filter] = None     # an item's equip condition
+    oath: tuple = ()
+    awakening: int = 0
+    back: Optional[Face] = None
+    keywords: frozenset = frozenset()
+    text: str = ""
+    text_ko: str = ""
+    index: int = -1
+    source: str = ""              # file the card was read from
+    raw: dict = field(default_factory=dict, compare=False, hash=False)
+
+    @property
+    def has_trigger(self) -> bool:
+        return bool(self.trigger)
+
+    def __repr__(self) -> str:
+        return f"Card({self.id} {self.name!r})"

@@ -1,0 +1,540 @@
+"""Card-file schema: validate raw YAML data and compile it into ``model`` objects.
+
+Validation is strict on purpose: an unknown key is far more often a typo that
+would silently drop an effect than an intended extension.  Every error names
+the file, the card id and the field path, e.g.
+``cards.yaml: card T-012: abilities[0].do[1].trash.target.zone: unknown zone 'graveyard'``.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from . import model as m
+
+
+class CardDataError(ValueError):
+    """A card file is malformed. ``file``, ``card`` and ``field`` say where."""
+
+    def __init__(self, file: str, card: str | None, field: str | None, message: str):
+        self.file, self.card, self.field, self.message = file, card, field, message
+        where = file
+        if card:
+            where += f": card {card}"
+        if field:
+            where += f": {field}"
+        super().__init__(f"{where}: {message}")
+
+
+class _Ctx:
+    """Where we are while compiling, so errors can say so."""
+
+    def __init__(self, file: str, card: str | None = None):
+        self.file, self.card = file, card
+
+    def fail(self, path: str, msg: str):
+        raise CardDataError(self.file, self.card, path, msg)
+
+
+# ----------------------------------------------------------------- primitives
+
+def _int(ctx: _Ctx, v: Any, path: str, lo: int | None = 0, hi: int | None = 99) -> int:
+    if isinstance(v, bool) or not isinstance(v, int):
+        ctx.fail(path, f"expected a whole number, got {type(v).__name__} {v!r}")
+    if lo is not None and v < lo:
+        ctx.fail(path, f"must be at least {lo}, got {v}")
+    if hi is not None and v > hi:
+        ctx.fail(path, f"must be at most {hi}, got {v}")
+    return v
+
+
+def _str(ctx: _Ctx, v: Any, path: str) -> str:
+    if not isinstance(v, str) or not v.strip():
+        ctx.fail(path, f"expected a non-empty string, got {v!r}")
+    return v.strip()
+
+
+def _bool(ctx: _Ctx, v: Any, path: str) -> bool:
+    if not isinstance(v, bool):
+        ctx.fail(path, f"expected true or false, got {v!r}")
+    return v
+
+
+def _dict(ctx: _Ctx, v: Any, path: str) -> dict:
+    if not isinstance(v, dict):
+        ctx.fail(path, f"expected a mapping, got {type(v).__name__}")
+    for k in v:
+        if not isinstance(k, str):
+            ctx.fail(path, f"keys must be strings, got {k!r}")
+    return v
+
+
+def _list(ctx: _Ctx, v: Any, path: str) -> list:
+    if not isinstance(v, list):
+        ctx.fail(path, f"expected a list, got {type(v).__name__}")
+    return v
+
+
+def _keys(ctx: _Ctx, d: dict, allowed: set, path: str, required: tuple = ()):
+    for k in d:
+        if k not in allowed:
+            ctx.fail(f"{path}.{k}" if path else k,
+                     f"unknown field (allowed: {', '.join(sorted(allowed))})")
+    for k in required:
+        if k not in d:
+            ctx.fail(f"{path}.{k}" if path else k, "missing required field")
+
+
+def _strs(ctx: _Ctx, v: Any, path: str) -> tuple:
+    if isinstance(v, str):
+        v = [v]
+    return tuple(_str(ctx, x, f"{path}[{i}]") for i, x in enumerate(_list(ctx, v, path)))
+
+
+# -------------------------------------------------------------------- filters
+
+_FILTER_KEYS = {"type", "attribute", "affiliation", "cost_min", "cost_max", "power_min",
+                "power_max", "hit_min", "hit_max", "keyword", "has_item", "has_trigger", "id"}
+
+
+def parse_filter(ctx: _Ctx, d: Any, path: str) -> m.Filter:
+    if d is None or d is True:
+        return m.EMPTY_FILTER
+    d = _dict(ctx, d, path)
+    _keys(ctx, d, _FILTER_KEYS, path)
+    kw = {}
+    if "type" in d:
+        types = _strs(ctx, d["type"], f"{path}.type")
+        for t in types:
+            if t not in m.CARD_TYPES:
+                ctx.fail(f"{path}.type", f"unknown card type {t!r}")
+        kw["types"] = types
+    if "attribute" in d:
+        attrs = _strs(ctx, d["attribute"], f"{path}.attribute")
+        for a in attrs:
+            if a not in m.ATTRIBUTES:
+                ctx.fail(f"{path}.attribute", f"unknown attribute {a!r} (one of {', '.join(m.ATTRIBUTES)})")
+        kw["attributes"] = attrs
+    if "affiliation" in d:
+        kw["affiliations"] = _strs(ctx, d["affiliation"], f"{path}.affiliation")
+    for k in ("cost_min", "cost_max", "power_min", "power_max", "hit_min", "hit_max"):
+        if k in d:
+            kw[k] = _int(ctx, d[k], f"{path}.{k}")
+    if "keyword" in d:
+        name = _str(ctx, d["keyword"], f"{path}.keyword")
+        if name not in m.KEYWORD_NAMES_KO:
+            ctx.fail(f"{path}.keyword", f"unknown keyword {name!r}")
+        kw["keyword"] = name
+    for k in ("has_item", "has_trigger"):
+        if k in d:
+            kw[k] = _bool(ctx, d[k], f"{path}.{k}")
+    if "id" in d:
+        kw["ids"] = _strs(ctx, d["id"], f"{path}.id")
+    return m.Filter(**kw)
+
+
+# ------------------------------------------------------------------ selectors
+
+REFS = ("self", "encounter", "attacker", "defender", "battle_opponent", "equipped")
+ZONES = ("unit", "item", "hand", "trash", "deck", "damage", "skill")
+_SEL_KEYS = {"who", "zone", "lanes", "other", "filter", "all", "choose", "up_to", "random"}
+
+
+def parse_selector(ctx: _Ctx, d: Any, path: str, default: m.Selector) -> m.Selector:
+    if d is None:
+        return default
+    if isinstance(d, str):
+        if d not in REFS:
+            ctx.fail(path, f"unknown card reference {d!r} (one of {', '.join(REFS)})")
+        return m.Selector(ref=d, mode="all")
+    d = _dict(ctx, d, path)
+    _keys(ctx, d, _SEL_KEYS, path)
+    who = d.get("who", default.who)
+    if who not in ("you", "opponent", "any"):
+        ctx.fail(f"{path}.who", f"expected you, opponent or any, got {who!r}")
+    zone = d.get("zone", default.zone)
+    if zone not in ZONES:
+        ctx.fail(f"{path}.zone", f"unknown zone {zone!r} (one of {', '.join(ZONES)})")
+    lanes = d.get("lanes", "any")
+    if lanes not in ("any", "same", "adjacent", "other"):
+        ctx.fail(f"{path}.lanes", f"expected any, same, adjacent or other, got {lanes!r}")
+    modes = [k for k in ("all", "choose", "up_to", "random") if k in d]
+    if len(modes) > 1:
+        ctx.fail(path, f"give only one of all / choose / up_to / random, got {', '.join(modes)}")
+    mode, n = default.mode, default.n
+    if modes:
+        mode = modes[0]
+        if mode == "all":
+            if d["all"] is not True:
+                ctx.fail(f"{path}.all", "expected true")
+            n = 0
+        else:
+            n = _int(ctx, d[mode], f"{path}.{mode}", lo=1, hi=40)
+    other = _bool(ctx, d["other"], f"{path}.other") if "other" in d else False
+    return m.Selector(ref=None, who=who, zone=zone, lanes=lanes, other=other,
+                      filter=parse_filter(ctx, d.get("filter"), f"{path}.filter"), mode=mode, n=n)
+
+
+def parse_value(ctx: _Ctx, v: Any, path: str, lo: int = 0) -> m.Value:
+    if isinstance(v, int) and not isinstance(v, bool):
+        return m.Value(_int(ctx, v, path, lo=lo, hi=40))
+    d = _dict(ctx, v, path)
+    _keys(ctx, d, {"count", "times", "stat", "who"}, path)
+    times = _int(ctx, d.get("times", 1), f"{path}.times", lo=1, hi=10)
+    if "count" in d:
+        sel = parse_selector(ctx, d["count"], f"{path}.count", m.Selector(mode="all", n=0))
+        return m.Value(count=m.Selector(ref=sel.ref, who=sel.who, zone=sel.zone, lanes=sel.lanes,
+                                        other=sel.other, filter=sel.filter, mode="all"),
+                       times=times)
+    if "stat" in d:
+        stat = d["stat"]
+        if stat not in ("level", "damage", "hand"):
+            ctx.fail(f"{path}.stat", f"expected level, damage or hand, got {stat!r}")
+        who = d.get("who", "you")
+        if who not in ("you", "opponent"):
+            ctx.fail(f"{path}.who", f"expected you or opponent, got {who!r}")
+        return m.Value(stat=stat, who=who, times=times)
+    ctx.fail(path, "a value is a number, {count: selector} or {stat: level|damage|hand}")
+
+
+# ----------------------------------------------------------------- conditions
+
+_COND_INT = ("level_at_least", "damage_at_least", "opponent_damage_at_least", "hand_at_least",
+             "hand_at_most", "opponent_level_at_least")
+
+
+def parse_gate(ctx: _Ctx, v: Any, path: str) -> m.Condition:
+    """One ``while:`` entry: a section-10 continuous keyword condition."""
+    if isinstance(v, str):
+        if v in ("frontline", "mix", "armed"):
+            return m.Condition(v)
+        ctx.fail(path, f"unknown gate {v!r} (one of {', '.join(m.GATES)})")
+    d = _dict(ctx, v, path)
+    if len(d) != 1:
+        ctx.fail(path, "a gate has exactly one key")
+    (k, arg), = d.items()
+    if k == "armed":
+        if arg is True or arg is None:
+            return m.Condition("armed")
+        return m.Condition("armed", text=_str(ctx, arg, f"{path}.armed"))    # 10.1.8.3
+    if k in ("level_link", "chain", "buff"):
+        return m.Condition(k, n=_int(ctx, arg, f"{path}.{k}", lo=1, hi=10))
+    if k in ("frontline", "mix"):
+        if arg is not True:
+            ctx.fail(f"{path}.{k}", "expected true")
+        return m.Condition(k)
+    ctx.fail(path, f"unknown gate {k!r} (one of {', '.join(m.GATES)})")
+
+
+def parse_condition(ctx: _Ctx, v: Any, path: str) -> m.Condition:
+    d = _dict(ctx, v, path)
+    if "count" in d:
+        _keys(ctx, d, {"count", "at_least", "at_most"}, path)
+        sel = parse_selector(ctx, d["count"], f"{path}.count", m.Selector(mode="all", n=0))
+        if "at_least" in d:
+            return m.Condition("count_at_least", n=_int(ctx, d["at_least"], f"{path}.at_least"),
+                               selector=sel)
+        if "at_most" in d:
+            return m.Condition("count_at_most", n=_int(ctx, d["at_most"], f"{path}.at_most"),
+                               selector=sel)
+        ctx.fail(path, "a count condition needs at_least or at_most")
+    if len(d) != 1:
+        ctx.fail(path, "a condition has exactly one key")
+    (k, arg), = d.items()
+    if k in _COND_INT:
+        return m.Condition(k, n=_int(ctx, arg, f"{path}.{k}"))
+    if k in m.GATES:
+        return parse_gate(ctx, d, path)
+    ctx.fail(path, f"unknown condition {k!r} (one of {', '.join(_COND_INT + m.GATES)}, count)")
+
+
+def parse_gates(ctx: _Ctx, v: Any, path: str) -> tuple:
+    if v is None:
+        return ()
+    if not isinstance(v, list):
+        v = [v]
+    return tuple(parse_gate(ctx, x, f"{path}[{i}]") for i, x in enumerate(v))
+
+
+# -------------------------------------------------------------- sub-keywords
+
+def parse_subkeyword(ctx: _Ctx, v: Any, path: str) -> m.Keyword:
+    gates: tuple = ()
+    if isinstance(v, str):
+        name, arg = v, True
+    else:
+        d = dict(_dict(ctx, v, path))
+        gates = parse_gates(ctx, d.pop("while", None), f"{path}.while")
+        if len(d) != 1:
+            ctx.fail(path, "a keyword entry has one keyword (plus an optional while)")
+        (name, arg), = d.items()
+    if name not in m.SUBKEYWORDS:
+        ctx.fail(path, f"unknown sub-keyword {name!r} (one of {', '.join(m.SUBKEYWORDS)})")
+    disp = m.SUBKEYWORDS[name][0]
+    p = f"{path}.{name}"
+    if name in ("pierce", "plunder", "infiltrate", "credit"):
+        return m.Keyword(disp, n=_int(ctx, arg, p, lo=1, hi=10), gates=gates)
+    if name == "breakthrough":                       # 10.2.3.4.3: no condition = all units
+        f = m.EMPTY_FILTER if arg is True else parse_filter(ctx, arg, p)
+        return m.Keyword(disp, filter=f, gates=gates)
+    if name == "guardian":                           # 10.2.6.3.4
+        g = _dict(ctx, arg, p)
+        if len(g) != 1 or next(iter(g)) not in ("barrier", "sacrifice", "offset"):
+            ctx.fail(p, "guardian needs exactly one condition: barrier, sacrifice or offset")
+        (kind, garg), = g.items()
+        if kind == "offset":
+            return m.Keyword(disp, guardian="offset", filter=parse_filter(ctx, garg, f"{p}.offset"),
+                             gates=gates)
+        return m.Keyword(disp, guardian=kind, n=_int(ctx, garg, f"{p}.{kind}", lo=1, hi=5),
+                         gates=gates)
+    if arg is not True:
+        ctx.fail(p, "this sub-keyword takes no value (write just its name)")
+    return m.Keyword(disp, gates=gates)
+
+
+# -------------------------------------------------------------------- actions
+
+_TARGET_OPP_UNIT = m.Selector(who="opponent", zone="unit", mode="choose", n=1)
+_TARGET_SELF = m.Selector(ref="self", mode="all")
+# verb -> (allowed argument keys, default target, what a bare scalar means)
+VERBS: dict[str, tuple[set, m.Selector | None, str]] = {
+    "draw": ({"amount", "player"}, None, "amount"),
+    "discard": ({"amount", "player", "random", "up_to"}, None, "amount"),
+    "mill": ({"amount", "player"}, None, "amount"),
+    "damage": ({"amount", "player"}, None, "amount"),
+    "heal": ({"amount", "up_to"}, None, "amount"),
+    "level": ({"amount", "player"}, None, "amount"),
+    "size": ({"amount", "player", "until"}, None, "amount"),
+    "trash": ({"target"}, _TARGET_OPP_UNIT, "target"),
+    "return_to_hand": ({"target"}, _TARGET_OPP_UNIT, "target"),
+    "to_deck_bottom": ({"target"}, _TARGET_OPP_UNIT, "target"),
+    "salvage": ({"target"}, m.Selector(who="you", zone="trash", mode="choose", n=1), "target"),
+    "search": ({"filter", "amount", "up_to"}, None, "amount"),
+    "modify": ({"target", "power", "hit", "attacks", "until"}, _TARGET_SELF, "target"),
+    "grant": ({"target", "keyword", "until"}, _TARGET_SELF, "target"),
+    "prohibit": ({"target", "what", "until"}, _TARGET_OPP_UNIT, "target"),
+    "move": ({"target"}, _TARGET_SELF, "target"),
+}
+_ACTION_MODS = {"may", "if_done", "if", "text"}
+
+
+def parse_action(ctx: _Ctx, v: Any, path: str, continuous: bool = False,
+                 default_until: str = m.UNTIL_TURN) -> m.Action:
+    d = _dict(ctx, v, path)
+    verbs = [k for k in d if k in VERBS]
+    if len(verbs) != 1:
+        unknown = [k for k in d if k not in VERBS and k not in _ACTION_MODS]
+        if unknown:
+            ctx.fail(f"{path}.{unknown[0]}", f"unknown verb (one of {', '.join(VERBS)})")
+        ctx.fail(path, f"an action has exactly one verb, got {verbs or 'none'}")
+    verb = verbs[0]
+    _keys(ctx, d, _ACTION_MODS | {verb}, path)
+    allowed, default_target, scalar = VERBS[verb]
+    p = f"{path}.{verb}"
+    args = d[verb]
+    if not isinstance(args, dict):
+        args = {scalar: args}                      # `draw: 2`, `trash: encounter`
+    elif scalar == "target" and not (set(args) & allowed):
+        args = {"target": args}                    # `trash: {who: opponent, ...}`
+    args = _dict(ctx, args, p)
+    _keys(ctx, args, allowed, p)
+    if continuous and verb not in ("modify", "grant", "prohibit", "size"):
+        ctx.fail(p, "a continuous (passive) ability can only modify, grant, prohibit or change size")
+    kw: dict[str, Any] = {"verb": verb, "until": m.UNTIL_LEAVES if continuous else default_until}
+    if "target" in allowed:
+        kw["target"] = parse_selector(ctx, args.get("target"), f"{p}.target", default_target)
+    if "amount" in args:
+        kw["amount"] = parse_value(ctx, args["amount"], f"{p}.amount")
+    if verb == "size":
+        a = args.get("amount")
+        if not isinstance(a, int) or isinstance(a, bool):
+            ctx.fail(f"{p}.amount", "size takes a whole number (negative to reduce)")
+        kw["size"] = _int(ctx, a, f"{p}.amount", lo=-20, hi=20)
+    if "player" in args:
+        pl = args["player"]
+        if pl not in ("you", "opponent", "each"):
+            ctx.fail(f"{p}.player", f"expected you, opponent or each, got {pl!r}")
+        kw["player"] = pl
+    for stat in ("power", "hit", "attacks"):
+        if stat in args:
+            kw[stat] = _int(ctx, args[stat], f"{p}.{stat}", lo=-20, hi=20)
+    if verb == "modify" and not any(k in args for k in ("power", "hit", "attacks")):
+        ctx.fail(p, "modify needs power, hit or attacks")
+    if "until" in args:
+        if args["until"] not in m.DURATIONS:
+            ctx.fail(f"{p}.until", f"expected one of {', '.join(m.DURATIONS)}")
+        kw["until"] = args["until"]
+    if verb == "grant":
+        if "keyword" not in args:
+            ctx.fail(f"{p}.keyword", "missing required field")
+        kw["keyword"] = parse_subkeyword(ctx, args["keyword"], f"{p}.keyword")
+    if verb == "prohibit":
+        what = args.get("what")
+        if what not in ("attack", "defend"):
+            ctx.fail(f"{p}.what", "expected attack or defend")
+        kw["prohibit"] = what
+    if "up_to" in args:
+        kw["up_to"] = _bool(ctx, args["up_to"], f"{p}.up_to")
+    if "random" in args:
+        kw["random"] = _bool(ctx, args["random"], f"{p}.random")
+    if verb == "search":
+        kw["filter"] = parse_filter(ctx, args.get("filter"), f"{p}.filter")
+    if "may" in d:
+        kw["optional"] = _bool(ctx, d["may"], f"{path}.may")
+    if "if_done" in d:
+        kw["if_done"] = _bool(ctx, d["if_done"], f"{path}.if_done")
+    if "if" in d:
+        kw["condition"] = parse_condition(ctx, d["if"], f"{path}.if")
+    if "text" in d:
+        kw["text"] = _str(ctx, d["text"], f"{path}.text")
+    return m.Action(**kw)
+
+
+def parse_actions(ctx: _Ctx, v: Any, path: str, continuous: bool = False,
+                  default_until: str = m.UNTIL_TURN) -> tuple:
+    items = _list(ctx, v, path)
+    if not items:
+        ctx.fail(path, "needs at least one action")
+    return tuple(parse_action(ctx, a, f"{path}[{i}]", continuous, default_until)
+                 for i, a in enumerate(items))
+
+
+_ABILITY_KEYS = {"when", "do", "while", "if", "may", "cost", "limit"}
+
+
+def parse_ability(ctx: _Ctx, v: Any, path: str, card_type: str) -> m.Ability:
+    d = _dict(ctx, v, path)
+    _keys(ctx, d, _ABILITY_KEYS, path, required=("when", "do"))
+    when = d["when"]
+    if when not in m.TIMINGS:
+        ctx.fail(f"{path}.when", f"unknown timing {when!r} (one of {', '.join(m.TIMINGS)})")
+    if card_type == m.LEADER and when not in (m.PASSIVE, m.ACTIVE_MAIN, m.ACTIVE_ATTACK,
+                                              m.END_OF_TURN):
+        ctx.fail(f"{path}.when", f"a leader's effects are passive, active or end_of_turn, not {when}")
+    if card_type == m.SKILL:
+        ctx.fail(path, "a skill has one 'effect', not abilities")
+    continuous = when == m.PASSIVE
+    cost = ()
+    if "cost" in d:
+        if when not in m.ACTIVATED:
+            ctx.fail(f"{path}.cost", "only activated (active_main / active_attack) effects have a cost")
+        cost = parse_actions(ctx, d["cost"], f"{path}.cost")
+        for i, a in enumerate(cost):
+            if a.verb not in ("discard", "trash", "damage", "return_to_hand", "to_deck_bottom"):
+                ctx.fail(f"{path}.cost[{i}]", f"{a.verb} cannot be a cost")
+    limit = 1
+    if "limit" in d:
+        if when not in m.ACTIVATED:
+            ctx.fail(f"{path}.limit", "only activated effects have a per-turn limit")
+        limit = _int(ctx, d["limit"], f"{path}.limit", lo=1, hi=9)
+    return m.Ability(
+        when=when,
+        # 10.1.5.2 / 10.1.6.2: Attacker and Defender effects last until the battle ends
+        actions=parse_actions(ctx, d["do"], f"{path}.do", continuous,
+                              m.UNTIL_BATTLE if when in (m.ATTACKER, m.DEFENDER) else m.UNTIL_TURN),
+        gates=parse_gates(ctx, d.get("while"), f"{path}.while"),
+        condition=parse_condition(ctx, d["if"], f"{path}.if") if "if" in d else None,
+        optional=_bool(ctx, d["may"], f"{path}.may") if "may" in d else False,
+        cost=cost, limit=limit,
+    )
+
+
+# ---------------------------------------------------------------------- cards
+
+_COMMON = {"id", "type", "name", "name_ko"}
+_TYPE_KEYS = {
+    m.LEADER: _COMMON | {"attribute", "oath", "awakening", "abilities", "keywords", "back"},
+    m.UNIT: _COMMON | {"cost", "power", "hit", "attribute", "affiliation", "trigger", "abilities",
+                       "keywords"},
+    m.ITEM: _COMMON | {"cost", "attribute", "affiliation", "equip", "trigger", "abilities",
+                       "keywords"},
+    m.SKILL: _COMMON | {"cost", "attribute", "affiliation", "trigger", "effect", "if"},
+}
+_REQUIRED = {
+    m.LEADER: ("oath",),
+    m.UNIT: ("cost", "power", "hit", "attribute"),
+    m.ITEM: ("cost", "attribute", "equip"),
+    m.SKILL: ("cost", "attribute", "effect"),
+}
+
+
+def _parse_oath(ctx: _Ctx, v: Any, path: str) -> tuple:
+    rules = []
+    for i, r in enumerate(_list(ctx, v, path)):
+        p = f"{path}[{i}]"
+        d = _dict(ctx, r, p)
+        if "all" in d:
+            _keys(ctx, d, {"all", "text"}, p)
+            rules.append(m.OathRule("all", parse_filter(ctx, d["all"], f"{p}.all"), 0,
+                                    d.get("text", "")))
+        elif "at_least" in d or "at_most" in d:
+            kind = "at_least" if "at_least" in d else "at_most"
+            _keys(ctx, d, {kind, "filter", "text"}, p, required=("filter",))
+            rules.append(m.OathRule(kind, parse_filter(ctx, d["filter"], f"{p}.filter"),
+                                    _int(ctx, d[kind], f"{p}.{kind}", hi=40), d.get("text", "")))
+        else:
+            ctx.fail(p, "an oath rule is {all: filter}, {at_least: N, filter} or {at_most: N, filter}")
+    return tuple(rules)
+
+
+def compile_card(raw: Any, file: str, index: int) -> m.Card:
+    """Validate one card mapping and build its immutable ``Card``."""
+    ctx = _Ctx(file)
+    d = _dict(ctx, raw, f"cards[{index}]")
+    cid = d.get("id")
+    if not isinstance(cid, str) or not cid.strip():
+        ctx.fail(f"cards[{index}].id", f"missing or empty card id, got {cid!r}")
+    ctx.card = cid
+    ctype = d.get("type")
+    if ctype not in m.CARD_TYPES:
+        ctx.fail("type", f"expected one of {', '.join(m.CARD_TYPES)}, got {ctype!r}")
+    _keys(ctx, d, _TYPE_KEYS[ctype], "", required=("name",) + _REQUIRED[ctype])
+    kw: dict[str, Any] = dict(id=cid, type=ctype, name=_str(ctx, d["name"], "name"),
+                              name_ko=_str(ctx, d.get("name_ko", d["name"]), "name_ko"),
+                              source=file, raw=d)
+    if "cost" in d:
+        kw["cost"] = _int(ctx, d["cost"], "cost", hi=20)
+    if ctype == m.UNIT:
+        kw["power"] = _int(ctx, d["power"], "power", lo=1, hi=50)
+        kw["hit"] = _int(ctx, d["hit"], "hit", hi=10)
+    if "attribute" in d:
+        a = _str(ctx, d["attribute"], "attribute")
+        if a not in m.ATTRIBUTES:
+            ctx.fail("attribute", f"unknown attribute {a!r} (one of {', '.join(m.ATTRIBUTES)})")
+        kw["attribute"] = a
+    if "affiliation" in d:
+        kw["affiliations"] = _strs(ctx, d["affiliation"], "affiliation")
+    if "trigger" in d:
+        kw["trigger"] = parse_actions(ctx, d["trigger"], "trigger")
+    abilities = tuple(parse_ability(ctx, a, f"abilities[{i}]", ctype)
+                      for i, a in enumerate(_list(ctx, d.get("abilities", []), "abilities")))
+    active = sum(1 for a in abilities if a.when in m.ACTIVATED)
+    kw["abilities"] = abilities
+    kw["subkeywords"] = tuple(parse_subkeyword(ctx, k, f"keywords[{i}]")
+                              for i, k in enumerate(_list(ctx, d.get("keywords", []), "keywords")))
+    if active > 4:
+        ctx.fail("abilities", f"a card has at most 4 activated effects, this one has {active}")
+    if ctype == m.ITEM:
+        kw["equip"] = parse_filter(ctx, d["equip"], "equip")
+    if ctype == m.SKILL:
+        kw["effect"] = m.Ability(
+            when=m.ACTIVE_MAIN, actions=parse_actions(ctx, d["effect"], "effect"),
+            condition=parse_condition(ctx, d["if"], "if") if "if" in d else None)
+    if ctype == m.LEADER:
+        kw["oath"] = _parse_oath(ctx, d["oath"], "oath")
+        if "awakening" in d or "back" in d:
+            if "awakening" not in d or "back" not in d:
+                ctx.fail("awakening", "a leader with awakening needs both 'awakening' (level) and 'back'")
+            kw["awakening"] = _int(ctx, d["awakening"], "awakening", lo=2, hi=10)
+            b = _dict(ctx, d["back"], "back")
+            _keys(ctx, b, {"name", "name_ko", "abilities", "keywords"}, "back", required=("name",))
+            kw["back"] = m.Face(
+                name=_str(ctx, b["name"], "back.name"),
+                name_ko=_str(ctx, b.get("name_ko", b["name"]), "back.name_ko"),
+                abilities=tuple(parse_ability(ctx, a, f"back.abilities[{i}]", ctype)
+                                for i, a in enumerate(_list(ctx, b.get("abilities", []),
+                                                            "back.abilities"))),
+                subkeywords=tuple(parse_subkeyword(ctx, k, f"back.keywords[{i}]")
+                                  for i, k in enumerate(_list(ctx, b.get("keywords", []),
+                                                              "back.keywords"))))
+    card = m.Card(**kw)
+    return card

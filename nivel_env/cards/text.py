@@ -1,0 +1,270 @@
+"""Render card text from card data, in English and Korean.
+
+Text is generated, never stored, so what a card says is always what it does.
+Keyword names follow section 10 (bold in the printed game; ``[Keyword]`` here).
+"""
+from __future__ import annotations
+
+from . import model as m
+
+_TIMING = {
+    "en": {m.ENTRY: "Entry", m.PASSIVE: "Passive", m.ACTIVE_MAIN: "Active: Main",
+           m.ACTIVE_ATTACK: "Active: Attack", m.ATTACKER: "Attacker", m.DEFENDER: "Defender",
+           m.EXIT: "Exit", m.ESCAPE: "Escape", m.END_OF_TURN: "End of turn"},
+    "ko": {m.ENTRY: "엔트리", m.PASSIVE: "패시브", m.ACTIVE_MAIN: "액티브: 메인",
+           m.ACTIVE_ATTACK: "액티브: 어택", m.ATTACKER: "어태커", m.DEFENDER: "디펜더",
+           m.EXIT: "엑시트", m.ESCAPE: "이스케이프", m.END_OF_TURN: "턴 종료"},
+}
+_UNTIL = {"en": {m.UNTIL_TURN: " until end of turn", m.UNTIL_BATTLE: " until end of battle",
+                 m.UNTIL_LEAVES: ""},
+          "ko": {m.UNTIL_TURN: " (이 턴이 끝날 때까지)", m.UNTIL_BATTLE: " (전투 종료까지)",
+                 m.UNTIL_LEAVES: ""}}
+
+
+def _kw(name: str, lang: str) -> str:
+    return m.KEYWORD_NAMES_KO.get(name, name) if lang == "ko" else name
+
+
+def render_filter(f: m.Filter) -> str:
+    parts = []
+    if f.attributes:
+        parts.append("/".join(f.attributes))
+    if f.affiliations:
+        parts.append("/".join(f.affiliations))
+    if f.types:
+        parts.append("/".join(f.types))
+    for lo, hi, name in ((f.cost_min, f.cost_max, "cost"), (f.power_min, f.power_max, "power"),
+                         (f.hit_min, f.hit_max, "hit")):
+        if lo is not None and hi is not None:
+            parts.append(f"{name} {lo}-{hi}")
+        elif lo is not None:
+            parts.append(f"{name} {lo}+")
+        elif hi is not None:
+            parts.append(f"{name} {hi} or less")
+    if f.keyword:
+        parts.append(f"with {f.keyword}")
+    if f.has_item is not None:
+        parts.append("with an item" if f.has_item else "without items")
+    if f.has_trigger is not None:
+        parts.append("with a trigger" if f.has_trigger else "without a trigger")
+    if f.ids:
+        parts.append("/".join(f.ids))
+    return " ".join(parts)
+
+
+_ZONE_NOUN = {"unit": "unit", "item": "item", "hand": "card in hand", "trash": "card in trash",
+              "deck": "card in deck", "damage": "card in damage zone", "skill": "skill"}
+_REF = {"self": "this unit", "encounter": "its encounter unit", "attacker": "the attacking unit",
+        "defender": "the defending unit", "battle_opponent": "the unit it is battling",
+        "equipped": "the equipped unit"}
+
+
+def render_selector(s: m.Selector) -> str:
+    if s.ref:
+        return _REF[s.ref]
+    who = {"you": "your", "opponent": "an opponent's", "any": "a"}[s.who]
+    if s.mode == "all":
+        who = {"you": "all your", "opponent": "all opponent's", "any": "all"}[s.who]
+    noun = _ZONE_NOUN[s.zone]
+    filt = render_filter(s.filter)
+    lanes = {"any": "", "same": " in this lane", "adjacent": " in an adjacent lane",
+             "other": " in another lane"}[s.lanes]
+    other = " other" if s.other else ""
+    plural = "s" if s.mode == "all" or s.n > 1 else ""
+    count = ""
+    if s.mode == "choose" and s.n > 1:
+        count = f"{s.n} "
+    elif s.mode == "up_to":
+        count = f"up to {s.n} "
+    elif s.mode == "random":
+        count = f"{s.n} random "
+    body = f"{who}{other} {filt + ' ' if filt else ''}{noun}{plural}{lanes}"
+    if count:
+        body = f"{count}of {body}"
+    return ("choose " if s.mode in ("choose", "up_to") else "") + body
+
+
+def render_value(v: m.Value) -> str:
+    if v.count is not None:
+        base = f"the number of {render_selector(v.count)}"
+    elif v.stat:
+        base = f"{'your' if v.who == 'you' else 'the opponent’s'} {v.stat}"
+    else:
+        return str(v.n)
+    return base if v.times == 1 else f"{v.times} × {base}"
+
+
+def render_keyword(k: m.Keyword, lang: str = "en") -> str:
+    name = _kw(k.name, lang)
+    if k.name in ("Pierce", "Plunder", "Infiltrate"):
+        s = f"{name}[{k.n}]"
+    elif k.name == "Credit":
+        s = f"{name}: {k.n}"
+    elif k.name == "Breakthrough":
+        f = render_filter(k.filter)
+        s = f"{name}[{f}]" if f else name
+    elif k.name == "Guardian":
+        sub = {"barrier": "Barrier", "sacrifice": "Sacrifice", "offset": "Offset"}[k.guardian]
+        arg = render_filter(k.filter) if k.guardian == "offset" else str(k.n)
+        s = f"[{name}] {_kw(sub, lang)}[{arg}]"
+        return _gates(k.gates, lang) + s
+    else:
+        s = name
+    trig = next((t for sk, (disp, t) in m.SUBKEYWORDS.items() if disp == k.name), None)
+    if trig:
+        s = f"[{_kw(trig, lang)}] {s}"
+    return _gates(k.gates, lang) + s
+
+
+def _gates(gates: tuple, lang: str) -> str:
+    out = []
+    for g in gates:
+        if g.kind == "armed":
+            out.append(f"[{_kw('Armed', lang)}{': ' + g.text if g.text else ''}]")
+        elif g.kind in ("level_link", "chain", "buff"):
+            name = {"level_link": "Level Link", "chain": "Chain", "buff": "Buff"}[g.kind]
+            out.append(f"[{_kw(name, lang)}: {g.n}]")
+        else:
+            out.append(f"[{_kw(g.kind.capitalize(), lang)}]")
+    return " ".join(out) + (" " if out else "")
+
+
+def render_condition(c: m.Condition) -> str:
+    if c.kind in m.GATES:
+        return _gates((c,), "en").strip()
+    if c.kind == "count_at_least":
+        return f"there are at least {c.n} of {render_selector(c.selector)}"
+    if c.kind == "count_at_most":
+        return f"there are at most {c.n} of {render_selector(c.selector)}"
+    what = c.kind.replace("_at_least", "").replace("_at_most", "").replace("_", " ")
+    return f"your {what} is {'at least' if 'least' in c.kind else 'at most'} {c.n}"
+
+
+def render_action(a: m.Action) -> str:
+    if a.text:
+        return a.text
+    amt = render_value(a.amount)
+    who = {"you": "", "opponent": "your opponent ", "each": "each player "}[a.player]
+    v = a.verb
+    if v == "draw":
+        s = f"{who}draw{'s' if who else ''} {amt} card{'s' if amt != '1' else ''}"
+    elif v == "discard":
+        s = f"{who}discard{'s' if who else ''} {'up to ' if a.up_to else ''}{amt} card(s)" + \
+            (" at random" if a.random else "")
+    elif v == "mill":
+        s = f"{who}put{'s' if who else ''} the top {amt} card(s) of the deck into the trash"
+    elif v == "damage":
+        s = f"deal {amt} damage to {'your opponent' if a.player == 'opponent' else 'you' if a.player == 'you' else 'each player'}"
+    elif v == "heal":
+        s = f"put {'up to ' if a.up_to else ''}{amt} card(s) from your damage zone into the trash"
+    elif v == "level":
+        s = f"raise {'your' if a.player == 'you' else 'the opponent’s'} leader level by {amt}"
+    elif v == "size":
+        s = f"{'your' if a.player == 'you' else 'the opponent’s'} size gets {a.size:+d}{_UNTIL['en'][a.until]}"
+    elif v == "trash":
+        s = f"trash {render_selector(a.target)}"
+    elif v == "return_to_hand":
+        s = f"return {render_selector(a.target)} to its owner's hand"
+    elif v == "to_deck_bottom":
+        s = f"put {render_selector(a.target)} on the bottom of its owner's deck"
+    elif v == "salvage":
+        s = f"put {render_selector(a.target)} into your hand"
+    elif v == "search":
+        f = render_filter(a.filter)
+        s = f"search your deck for {'up to ' if a.up_to else ''}{amt} {f + ' ' if f else ''}card(s), reveal, add to hand, shuffle"
+    elif v == "modify":
+        parts = [f"{val:+d} {stat}" for stat, val in (("power", a.power), ("hit", a.hit),
+                                                      ("attacks", a.attacks)) if val]
+        s = f"{render_selector(a.target)} gets {', '.join(parts)}{_UNTIL['en'][a.until]}"
+    elif v == "grant":
+        s = f"{render_selector(a.target)} gains {render_keyword(a.keyword)}{_UNTIL['en'][a.until]}"
+    elif v == "prohibit":
+        s = f"{render_selector(a.target)} cannot {a.prohibit}{_UNTIL['en'][a.until]}"
+    elif v == "move":
+        s = f"move {render_selector(a.target)} to an empty lane of yours"
+    else:  # pragma: no cover - schema rejects unknown verbs
+        s = v
+    if a.optional:
+        s = "you may " + s
+    if a.condition is not None:
+        s = f"if {render_condition(a.condition)}, {s}"
+    if a.if_done:
+        s = "if you do, " + s
+    return s
+
+
+def render_actions(actions: tuple) -> str:
+    return ". ".join(x[0].upper() + x[1:] for x in map(render_action, actions)) + "."
+
+
+def render_ability(ab: m.Ability, lang: str = "en") -> str:
+    head = _gates(ab.gates, lang) + f"[{_TIMING[lang][ab.when]}]"
+    body = render_actions(ab.actions)
+    if ab.cost:
+        body = f"{render_actions(ab.cost)[:-1]}: {body}"
+    if ab.optional:
+        body = "You may: " + body
+    if ab.condition is not None:
+        body = f"If {render_condition(ab.condition)}: {body}"
+    if ab.limit > 1:
+        body += f" ({ab.limit} times per turn)"
+    return f"{head} {body}"
+
+
+def render_card_text(card: m.Card, lang: str = "en") -> str:
+    lines = []
+    if card.type == m.LEADER:
+        lines.extend(f"Oath: {r.text or _oath(r)}" for r in card.oath)
+    if card.type == m.ITEM and card.equip is not None:
+        f = render_filter(card.equip)
+        lines.append(f"Equip: {f or 'any unit'}")
+    lines.extend(render_keyword(k, lang) for k in card.subkeywords)
+    lines.extend(render_ability(a, lang) for a in card.abilities)
+    if card.effect is not None:
+        lines.append(render_actions(card.effect.actions))
+    if card.trigger:
+        lines.append(f"[{_kw('Trigger', lang)}] {render_actions(card.trigger)}")
+    if card.back is not None:
+        lines.append(f"[{_kw('Awakening', lang)}: level {card.awakening}] → {card.back.name}")
+        lines.extend("  " + render_keyword(k, lang) for k in card.back.subkeywords)
+        lines.extend("  " + render_ability(a, lang) for a in card.back.abilities)
+    return "\n".join(lines)
+
+
+def _oath(r: m.OathRule) -> str:
+    f = render_filter(r.filter) or "any"
+    if r.kind == "all":
+        return f"every card is {f}"
+    return f"{'at least' if r.kind == 'at_least' else 'at most'} {r.n} {f} cards"
+
+
+def keyword_set(card: m.Card) -> frozenset:
+    """Section-10 keyword names (English) appearing on a card."""
+    names = set()
+    abilities = list(card.abilities) + (list(card.back.abilities) if card.back else [])
+    subs = list(card.subkeywords) + (list(card.back.subkeywords) if card.back else [])
+    timing_kw = {m.ENTRY: "Entry", m.PASSIVE: "Passive", m.ACTIVE_MAIN: "Active",
+                 m.ACTIVE_ATTACK: "Active", m.ATTACKER: "Attacker", m.DEFENDER: "Defender",
+                 m.EXIT: "Exit", m.ESCAPE: "Escape"}
+    gate_kw = {"armed": "Armed", "frontline": "Frontline", "level_link": "Level Link",
+               "mix": "Mix", "chain": "Chain", "buff": "Buff"}
+    for a in abilities:
+        if a.when in timing_kw:
+            names.add(timing_kw[a.when])
+        names.update(gate_kw[g.kind] for g in a.gates)
+        for act in a.actions:
+            if act.keyword is not None:
+                subs.append(act.keyword)
+    for k in subs:
+        names.add(k.name)
+        names.update(gate_kw[g.kind] for g in k.gates)
+        trig = next((t for disp, t in m.SUBKEYWORDS.values() if disp == k.name), None)
+        if trig:
+            names.add(trig)
+        if k.guardian:
+            names.add(k.guardian.capitalize())
+    if card.trigger:
+        names.add("Trigger")
+    if card.back is not None:
+        names.add("Awakening")
+    return frozenset(names)

@@ -1,0 +1,80 @@
+"""The Nivel Arena rules engine (Comprehensive Rules Ver.2.0).
+
+A pure Python library: it never imports gymnasium or pettingzoo.
+
+    from nivel_env.engine import new_game, RuleConfig, IllegalActionError
+    g = new_game(deck_0, deck_1, seed=7)
+    while not g.is_terminal():
+        g.apply_action(g.legal_actions()[0])
+"""
+from __future__ import annotations
+
+from ..cards import CardDB, Deck, load_card_db
+from . import actions, const as K
+from .actions import N_ACTIONS
+from .config import RuleConfig
+from .errors import IllegalActionError, ScenarioError
+from .rng import seed_state
+from .state import Decision, Game
+
+__all__ = ["Decision", "Game", "IllegalActionError", "N_ACTIONS", "RuleConfig", "ScenarioError",
+           "actions", "new_game"]
+
+
+def blank_game(db: CardDB, defs: list, seed: int, config: RuleConfig | None) -> Game:
+    """A game with every field initialised and no card anywhere (used by new_game
+    and the scenario builder)."""
+    g = Game.__new__(Game)
+    g.db, g.cfg = db, config or RuleConfig()
+    g.defs = tuple(defs)
+    g.rng = seed_state(seed)
+    g.deck, g.hand, g.trash, g.damage, g.skill = [[], []], [[], []], [[], []], [[], []], [[], []]
+    g.unit = [-1] * 6
+    g.items = [[] for _ in range(6)]
+    g.where = [-4] * (2 * K.PER)
+    g.stamp = [0] * (2 * K.PER)
+    g.level = [g.cfg.starting_level] * 2
+    g.awake = [False, False]
+    g.turn, g.tp, g.first, g.phase = 0, 0, 0, K.SETUP
+    g.placed, g.attacked, g.used, g.mods = [0, 0], [], [], []
+    g.battle = None
+    g.pend, g.stack, g.dec = [], [], None
+    g.lost, g.result, g.truncated = [False, False], None, False
+    g.delayed, g.log, g.mulled = [], [], [False, False]
+    g.dirty, g._legal = True, None
+    g.pw, g.ht, g.na, g.kws, g.cant, g.size = [0] * 6, [0] * 6, [0] * 6, [()] * 6, [0] * 6, [0, 0]
+    for p in (0, 1):
+        g.where[p * K.PER] = K.Z_LEVEL * 4 + 3
+    return g
+
+
+def new_game(deck_0: Deck, deck_1: Deck, seed: int = 0, config: RuleConfig | None = None,
+             db: CardDB | None = None) -> Game:
+    """Set up a game (5.1) and run it to the first decision (the first mulligan)."""
+    db = db or load_card_db()
+    defs = [0] * (2 * K.PER)
+    for p, deck in enumerate((deck_0, deck_1)):
+        if not isinstance(deck, Deck):
+            raise TypeError(f"new_game: deck_{p} must be a Deck (see nivel_env.cards.load_deck), "
+                            f"got {type(deck).__name__}")
+        if not 1 <= len(deck.cards) <= K.PER - 1:
+            raise ValueError(f"new_game: deck_{p} ({deck.name}) has {len(deck.cards)} cards; "
+                             f"the engine takes 1 to {K.PER - 1}")
+        for c in (deck.leader,) + tuple(deck.cards):
+            if db.by_id.get(c.id) is not c:
+                raise ValueError(f"new_game: card {c.id} of deck_{p} ({deck.name}) is not from "
+                                 f"this card pool (load decks with the same CardDB)")
+        defs[p * K.PER] = deck.leader.index
+        for i, c in enumerate(deck.cards):
+            defs[p * K.PER + 1 + i] = c.index
+    g = blank_game(db, defs, seed, config)
+    for p, deck in enumerate((deck_0, deck_1)):
+        for i in range(len(deck.cards)):
+            iid = p * K.PER + 1 + i
+            g.deck[p].append(iid)
+            g.where[iid] = K.Z_DECK * 4 + 3
+    g.log.append({"type": "start", "seed": seed, "decks": [deck_0.name, deck_1.name],
+                  "leaders": [deck_0.leader.id, deck_1.leader.id]})
+    from .flow import setup
+    setup(g)
+    return g

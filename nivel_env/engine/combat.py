@@ -1,0 +1,285 @@
+"""Combat (7) and damage processing (4.5).
+
+A battle is ``Game.battle`` (attacker, lane, defender, step, Breakthrough keys,
+Duelist flag, stamps) plus one ``T_BATTLE`` task that walks the steps:
+Guardian offers at the start of the defense-declaration step (10.2.6.3.2), the
+defense declaration (7.3), the start of the battle step (Infiltrate,
+10.2.3.6.2), the battle step (7.4) and the battle-end step (7.5).  Each step
+re-pushes the task before acting, so effects it triggers resolve first.
+"""
+from __future__ import annotations
+
+from ..cards import model as m
+from . import const as K
+from .effects import push_frame
+from .match import matches, unit_slot
+from .stats import ensure, has_keyword, keyword_value, keywords_named
+from .zones import move, queue, trash_from_field, trigger_timing
+
+# battle list: [attacker, lane, defender, step, breakthrough keys, duelist, atk stamp, def stamp]
+B_ATK_STAMP, B_DEF_STAMP = 6, 7
+
+
+def can_attack(g, lane: int) -> bool:
+    """7.2.1: a unit with attack declarations left this turn (7.2.1.2)."""
+    p = g.tp
+    s = p * 3 + lane
+    iid = g.unit[s]
+    if iid < 0:
+        return False
+    if g.turn == 1 and not g.cfg.first_turn_attack:               # RULINGS C5
+        return False
+    ensure(g)
+    if g.cant[s] & K.PROHIBIT_ATTACK:                               # 1.3.4
+        return False
+    stamp = g.stamp[iid]
+    made = sum(1 for a in g.attacked if a[0] == iid and a[1] == stamp)
+    return made < g.na[s]
+
+
+def berserker_blocks_end(g) -> bool:
+    """10.2.6.2.3: the attack phase cannot end while a Berserker can attack."""
+    p = g.tp
+    for lane in range(3):
+        s = p * 3 + lane
+        if g.unit[s] >= 0 and has_keyword(g, s, "Berserker") and can_attack(g, lane):
+            return True
+    return False
+
+
+def declare_attack(g, lane: int) -> None:
+    p = g.tp
+    s = p * 3 + lane
+    iid = g.unit[s]
+    ensure(g)
+    g.attacked.append((iid, g.stamp[iid]))
+    g.dirty = True                                                  # Chain counts (10.1.14)
+    bt = tuple(k.key for k in keywords_named(g, s, "Breakthrough"))          # 10.2.3.4
+    duel = has_keyword(g, s, "Duelist") and g.unit[(1 - p) * 3 + lane] >= 0  # 10.2.3.5.2
+    g.battle = [iid, lane, -1, K.BS_GUARD, bt, duel, g.stamp[iid], -1]
+    g.log.append({"type": "attack", "player": p, "card": g.card(iid).id, "iid": iid, "lane": lane})
+    g.stack.append((K.T_BATTLE,))
+    trigger_timing(g, iid, m.ATTACKER)                              # 7.2.2
+
+
+def _present(g, iid: int, stamp: int) -> bool:
+    return iid >= 0 and g.stamp[iid] == stamp and g.where[iid] >> 2 == K.Z_UNIT
+
+
+def can_defend(g, s: int) -> bool:
+    """Whether the unit in slot s may declare defense in the current battle."""
+    iid = g.unit[s]
+    if iid < 0:
+        return False
+    ensure(g)
+    if g.cant[s] & K.PROHIBIT_DEFEND:
+        return False
+    for key in g.battle[K.B_BREAK]:                                 # 10.2.3.4.2-4
+        f = g.db.keywords[key].filter
+        if f.is_empty() or matches(g, iid, f):
+            return False
+    return True
+
+
+def _guardian_payable(g, s: int, k) -> bool:
+    p = s // 3
+    if k.guardian == "barrier":                                     # 10.2.6.3.4.1
+        return len(g.hand[p]) >= k.n
+    if k.guardian == "sacrifice":                                   # 10.2.6.3.4.2
+        return sum(1 for lane in range(3) if g.unit[p * 3 + lane] >= 0 and p * 3 + lane != s) >= k.n
+    return any(matches(g, it, k.filter) for it in g.items[s])       # 10.2.6.3.4.3
+
+
+def guardian_options(g) -> list[int]:
+    """Lanes whose unit may use Guardian now (10.2.6.3.2-3, RULINGS D2-D3)."""
+    b = g.battle
+    if b[K.B_DUEL]:
+        return []
+    q = 1 - g.tp
+    out = []
+    for lane in (b[K.B_LANE] - 1, b[K.B_LANE] + 1):
+        if 0 <= lane < 3:
+            s = q * 3 + lane
+            if g.unit[s] >= 0 and can_defend(g, s) and \
+                    any(_guardian_payable(g, s, k) for k in keywords_named(g, s, "Guardian")):
+                out.append(lane)
+    return out
+
+
+def defense_option(g) -> tuple[int, bool]:
+    """(lane of the encounter unit that may defend or -1, must it defend)."""
+    b = g.battle
+    lane = b[K.B_LANE]
+    s = (1 - g.tp) * 3 + lane                                       # 7.3.1: the encounter unit
+    if g.unit[s] < 0 or not can_defend(g, s):
+        return -1, False
+    return lane, bool(b[K.B_DUEL])                                  # 10.2.3.5.3
+
+
+def declare_defense(g, iid: int, guardian: bool = False) -> None:
+    b = g.battle
+    b[K.B_DEF], b[B_DEF_STAMP] = iid, g.stamp[iid]
+    q = iid // K.PER
+    g.log.append({"type": "guardian" if guardian else "defend", "player": q,
+                  "card": g.card(iid).id, "iid": iid, "lane": g.where[iid] & 3})
+    trigger_timing(g, iid, m.DEFENDER)                              # 7.3.2
+    s = unit_slot(g, iid)
+    if has_keyword(g, s, "Finale"):                                 # 10.2.4.2.2
+        queue(g, K.AUTO, q, K.K_FINALE, iid)
+
+
+def run_battle(g, t: tuple) -> None:
+    b = g.battle
+    step = b[K.B_STEP]
+    p = g.tp
+    atk = b[K.B_ATK]
+    atk_here = _present(g, atk, b[B_ATK_STAMP])
+    if step == K.BS_GUARD:
+        b[K.B_STEP] = K.BS_DEFENSE
+        g.stack.append(t)
+        if atk_here:
+            opts = guardian_options(g)
+            if opts:
+                g.dec = (K.D_GUARDIAN, 1 - p, tuple(opts))
+    elif step == K.BS_DEFENSE:
+        b[K.B_STEP] = K.BS_BATTLE
+        g.stack.append(t)
+        if atk_here and b[K.B_DEF] < 0:                             # 7.3.3
+            lane, must = defense_option(g)
+            if lane >= 0:
+                g.dec = (K.D_DEFENSE, 1 - p, lane, must)
+    elif step == K.BS_BATTLE:
+        b[K.B_STEP] = K.BS_RESOLVE
+        g.stack.append(t)
+        if atk_here:
+            ensure(g)
+            n = keyword_value(g, unit_slot(g, atk), "Infiltrate")   # 10.2.3.6.2
+            if n:
+                queue(g, K.AUTO, p, K.K_INFILTRATE, atk, n)
+    elif step == K.BS_RESOLVE:
+        b[K.B_STEP] = K.BS_END
+        g.stack.append(t)
+        _battle_step(g, b, atk_here)
+    else:                                                           # 7.5
+        g.mods = [md for md in g.mods if md[3] != K.U_BATTLE]       # 7.5.1
+        g.dirty = True
+        g.battle = None
+        g.log.append({"type": "battle_end"})
+
+
+def _battle_step(g, b, atk_here: bool) -> None:
+    p = g.tp
+    atk, dfn = b[K.B_ATK], b[K.B_DEF]
+    if not atk_here:                                                # 7.4.1
+        g.log.append({"type": "battle", "result": "attacker_gone"})
+        return
+    ensure(g)
+    sa = unit_slot(g, atk)
+    if dfn < 0 or not _present(g, dfn, b[B_DEF_STAMP]):
+        if dfn >= 0 and not g.cfg.damage_if_defender_gone:
+            g.log.append({"type": "battle", "result": "defender_gone"})
+            return
+        hit = g.ht[sa]                                              # 7.4.2
+        g.log.append({"type": "battle", "result": "unblocked", "damage": hit, "player": 1 - p})
+        if hit > 0:
+            g.stack.append((K.T_DAMAGE, 1 - p, hit))
+        return
+    sd = unit_slot(g, dfn)
+    pa, pd = g.pw[sa], g.pw[sd]
+    if pa >= pd:                                                    # 7.4.3
+        g.log.append({"type": "battle", "result": "defender_trashed", "attacker_power": pa,
+                      "defender_power": pd})
+        pierce, plunder = keyword_value(g, sa, "Pierce"), keyword_value(g, sa, "Plunder")
+        trash_from_field(g, dfn, by_effect=False, by_battle=True, other=atk)
+        if pierce:                                                  # 10.2.3.2.2
+            queue(g, K.AUTO, p, K.K_PIERCE, atk, pierce)
+        if plunder:                                                 # 10.2.3.3.2
+            queue(g, K.AUTO, p, K.K_PLUNDER, atk, plunder)
+    else:
+        g.log.append({"type": "battle", "result": "attacker_trashed", "attacker_power": pa,
+                      "defender_power": pd})
+        trash_from_field(g, atk, by_effect=False, by_battle=True, other=dfn)
+
+
+# ------------------------------------------------------------------ Guardian
+
+def start_guard(g, lane: int) -> None:
+    q = 1 - g.tp
+    s = q * 3 + lane
+    k = next(k for k in keywords_named(g, s, "Guardian") if _guardian_payable(g, s, k))
+    g.stack.append((K.T_GUARD, s, k.key, ()))
+
+
+def _guard_candidates(g, s: int, k) -> tuple[list, int, int]:
+    q = s // 3
+    if k.guardian == "barrier":
+        return list(g.hand[q]), k.n, K.P_BARRIER
+    if k.guardian == "sacrifice":
+        return [g.unit[q * 3 + l] for l in range(3) if g.unit[q * 3 + l] >= 0 and q * 3 + l != s], \
+            k.n, K.P_SACRIFICE
+    return [it for it in g.items[s] if matches(g, it, k.filter)], 1, K.P_OFFSET
+
+
+def run_guard(g, t: tuple) -> None:
+    """Pay a Guardian condition one choice at a time, then defend (RULINGS D2)."""
+    _, s, key, picked = t
+    k = g.db.keywords[key]
+    q = s // 3
+    guardian = g.unit[s]
+    cands, need, purpose = _guard_candidates(g, s, k)
+    left = [c for c in cands if c not in picked]
+    if len(picked) < need and left:
+        if len(cands) <= need:
+            picked = tuple(cands)
+        else:
+            g.stack.append(t)
+            g.dec = (K.D_PICK, q, purpose, tuple(left), False, -1, guardian)
+            return
+    for iid in picked:
+        if k.guardian == "barrier":
+            move(g, iid, K.Z_TRASH)
+            g.log.append({"type": "discard", "player": q, "card": g.card(iid).id, "iid": iid,
+                          "reason": "barrier"})
+        else:
+            trash_from_field(g, iid, by_effect=True)
+    if guardian >= 0 and g.where[guardian] >> 2 == K.Z_UNIT:
+        declare_defense(g, guardian, guardian=True)
+
+
+def guard_pick(g, t: tuple, iid: int) -> None:
+    g.stack.append(t[:3] + (t[3] + (iid,),))
+
+
+# -------------------------------------------------------------------- damage
+
+def run_damage(g, t: tuple) -> None:
+    """4.5.4: one point at a time; a trigger cancels the rest (4.5.4.3.1)."""
+    _, p, n = t
+    if n <= 0:
+        return
+    if not g.deck[p]:                                               # 4.5.3
+        g.lost[p] = True
+        g.log.append({"type": "deck_out", "player": p, "during": "damage"})
+        return
+    n -= 1                                                          # 4.5.4.1
+    iid = g.deck[p].pop()                                           # 4.5.4.2
+    g.damage[p].append(iid)
+    g.where[iid] = K.Z_DAMAGE * 4 + 3
+    g.stamp[iid] += 1
+    g.dirty = True
+    c = g.card(iid)
+    g.log.append({"type": "damage", "player": p, "card": c.id, "iid": iid,
+                  "total": len(g.damage[p]), "trigger": c.trigger_ability is not None})
+    if c.trigger_ability is not None:                               # 4.5.4.3
+        g.stack.append((K.T_DAMAGE_CHECK, p, 0))
+        push_frame(g, p, iid, c.trigger_ability)
+    else:
+        g.stack.append((K.T_DAMAGE_CHECK, p, n))
+
+
+def damage_check(g, t: tuple) -> None:
+    _, p, n = t
+    if len(g.damage[p]) >= 10:                                      # 4.5.4.4
+        g.lost[p] = True
+    elif n > 0:                                                     # 4.5.4.5
+        g.stack.append((K.T_DAMAGE, p, n))

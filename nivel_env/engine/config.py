@@ -1,0 +1,50 @@
+"""Rule options: the judgement calls of RULINGS.md made switchable.
+
+Defaults are the readings in RULINGS.md (and docs/rulings.md for the calls this
+project added); change them only to study a variant.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+
+
+@dataclass(frozen=True)
+class RuleConfig:
+    #: RULINGS B4 / 4.6.2.1: leader level at setup (the first level-up phase raises it).
+    starting_level: int = 1
+    #: RULINGS C5: the first player may attack on the first turn.
+    first_turn_attack: bool = True
+    #: RULINGS G: a game reaching this many turns ends as a draw (truncation).
+    max_turns: int = 200
+    #: 6.6.1.4: hand size kept at the end phase (discard down to it at hand_limit+1 or more).
+    hand_limit: int = 7
+    #: 5.1.6: each player may redraw the opening hand once.
+    mulligan: bool = True
+    #: 1.3.5: a player orders their own simultaneous automatic effects. When False the
+    #: engine resolves them in the order they triggered (fewer decisions, same rules
+    #: otherwise) -- useful for training.
+    choose_effect_order: bool = True
+    #: 1.2.4: surrender as an action id in every decision (off: use Game.surrender()).
+    surrender_action: bool = False
+    #: docs/rulings.md R2 / 7.4.2: a defender that left the field before the battle
+    #: step means there is no defending unit, so the attack deals its hit as damage.
+    damage_if_defender_gone: bool = True
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "RuleConfig":
+        known = {f.name for f in fields(cls)}
+        unknown = set(d) - known
+        if unknown:
+            raise ValueError(f"RuleConfig: unknown option(s) {', '.join(sorted(unknown))}")
+        return cls(**d)
+
+    def __post_init__(self):
+        if not 1 <= self.starting_level <= 10:
+            raise ValueError(f"RuleConfig.starting_level must be 1..10, got {self.starting_level}")
+        if self.max_turns < 1:
+            raise ValueError(f"RuleConfig.max_turns must be at least 1, got {self.max_turns}")
+        if self.hand_limit < 0:
+            raise ValueError(f"RuleConfig.hand_limit must be >= 0, got {self.hand_limit}")

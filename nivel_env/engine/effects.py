@@ -1,0 +1,210 @@
+"""Resolving effects: frames, batches of simultaneous effects, sub-keyword effects.
+
+A *frame* resolves one ability, one action per step of the main loop, as a
+tuple on the work stack ``(T_FRAME, player, self_iid, ability_key, step, sub,
+picked, did)``: when an action needs a choice the frame stays on the stack and
+the engine stops with a decision, so a game can pause, be cloned or be
+serialised in the middle of any effect.
+
+Automatic effects that trigger wait in ``Game.pend`` until the current
+procedure reaches a checkpoint (8.4.1.1, 8.4.3); then they are taken as one
+*batch* and resolved turn player's continuous, opponent's continuous, turn
+player's automatic, opponent's automatic (8.1.3.2.3), each player ordering their
+own (1.3.5).  Effects triggered meanwhile form the next batch (8.4.2).
+"""
+from __future__ import annotations
+
+from ..cards import model as m
+from . import const as K
+from .match import condition
+from .verbs import VERBS
+from .zones import draw, move, trash_from_field
+
+# frame fields
+F_P, F_SELF, F_KEY, F_STEP, F_SUB, F_PICKED, F_DID = range(1, 8)
+SUB_FRESH, SUB_YES, SUB_PICKING, SUB_PICKED = range(4)
+
+
+def push_frame(g, p: int, self_iid: int, ab: m.Ability) -> None:
+    g.stack.append((K.T_FRAME, p, self_iid, ab.key, -1 if ab.optional else 0, SUB_FRESH, (), True))
+
+
+def run_frame(g, f: tuple) -> None:
+    _, p, self_iid, key, step, sub, picked, did = f
+    ab = g.db.abilities[key]
+    if step < 0:                                   # "may" for the whole ability (8.1.2.2)
+        if sub == SUB_YES:
+            g.stack.append((K.T_FRAME, p, self_iid, key, 0, SUB_FRESH, (), True))
+        else:
+            g.stack.append(f)
+            g.dec = (K.D_YESNO, p, key, self_iid, -1)
+        return
+    seq = ab.sequence
+    if step >= len(seq):
+        g.log.append({"type": "effect_end", "player": p, "card": g.card(self_iid).id,
+                      "ability": key})
+        return
+    a = seq[step]
+    nxt = (K.T_FRAME, p, self_iid, key, step + 1, SUB_FRESH, (), False)
+    if sub == SUB_FRESH:
+        if (a.if_done and not did) or \
+                (a.condition is not None and not condition(g, p, self_iid, a.condition)):
+            g.stack.append(nxt)                    # 8.3.2: condition not met, skip
+            return
+        if a.optional:
+            g.stack.append(f)
+            g.dec = (K.D_YESNO, p, key, self_iid, step)
+            return
+    choose, _possible, run = VERBS[a.verb]
+    if choose is not None and sub != SUB_PICKED:
+        spec = choose(g, p, self_iid, a)
+        if spec is not None:
+            chooser, cands, lo, hi, purpose = spec
+            left = [c for c in cands if c not in picked]
+            if len(picked) < hi and left:
+                if lo >= len(cands):               # 8.3.3.1: as many as possible = all of them
+                    picked = tuple(cands)
+                else:
+                    g.stack.append((K.T_FRAME, p, self_iid, key, step, SUB_PICKING, picked, did))
+                    g.dec = (K.D_PICK, chooser, purpose, tuple(left), len(picked) >= lo, key,
+                             self_iid)
+                    return
+    pos = len(g.stack)
+    g.stack.append(nxt)                            # tasks the verb pushes go above it
+    if run(g, p, self_iid, a, picked):
+        g.stack[pos] = nxt[:F_DID] + (True,)
+
+
+def frame_pick(g, f: tuple, value: int) -> None:
+    g.stack.append(f[:F_PICKED] + (f[F_PICKED] + (value,),) + f[F_DID:])
+
+
+def frame_pass(g, f: tuple) -> None:
+    """PASS on a frame: decline a "may" action, or stop choosing (up to)."""
+    if f[F_SUB] == SUB_PICKING:
+        g.stack.append(f[:F_SUB] + (SUB_PICKED,) + f[F_SUB + 1:])
+    elif f[F_STEP] < 0:
+        g.log.append({"type": "decline", "player": f[F_P], "card": g.card(f[F_SELF]).id})
+    else:
+        g.stack.append((K.T_FRAME, f[F_P], f[F_SELF], f[F_KEY], f[F_STEP] + 1, SUB_FRESH, (),
+                        False))
+
+
+def frame_yes(g, f: tuple) -> None:
+    g.stack.append(f[:F_SUB] + (SUB_YES,) + f[F_SUB + 1:])
+
+
+# ------------------------------------------------------------------- batches
+
+def open_batch(g) -> None:
+    g.stack.append((K.T_BATCH, tuple(g.pend)))
+    g.pend = []
+
+
+def _next_group(g, entries) -> list:
+    tp = g.tp
+    for cls, q in ((K.CONT, tp), (K.CONT, 1 - tp), (K.AUTO, tp), (K.AUTO, 1 - tp)):
+        mine = [i for i, e in enumerate(entries) if e[0] == cls and e[1] == q]
+        if mine:
+            return mine
+    return []
+
+
+def run_batch(g, t: tuple) -> None:
+    entries = t[1]
+    group = _next_group(g, entries)
+    if not group:
+        return
+    if len(group) > 1 and entries[group[0]][0] == K.AUTO and g.cfg.choose_effect_order:
+        g.stack.append(t)                          # 1.3.5: the player orders their effects
+        g.dec = (K.D_PICK, entries[group[0]][1], K.P_ORDER, tuple(group), False, -1, -1)
+        return
+    resolve_from_batch(g, t, group[0])
+
+
+def resolve_from_batch(g, t: tuple, index: int) -> None:
+    entries = t[1]
+    rest = entries[:index] + entries[index + 1:]
+    if rest:
+        g.stack.append((K.T_BATCH, rest))
+    resolve_entry(g, entries[index])
+
+
+def resolve_entry(g, e: tuple) -> None:
+    cls, p, kind, iid, stamp, arg, arg2 = e
+    moved = g.stamp[iid] != stamp
+    if kind == K.K_ABILITY:
+        ab = g.db.abilities[arg]
+        if moved and ab.when not in (m.EXIT, "trigger"):
+            g.log.append({"type": "fizzle", "player": p, "card": g.card(iid).id,
+                          "reason": "left its zone (8.1.3.2.1)"})
+            return
+        if ab.condition is not None and not condition(g, p, iid, ab.condition):
+            return
+        g.log.append({"type": "effect", "player": p, "card": g.card(iid).id, "ability": arg,
+                      "when": ab.when})
+        push_frame(g, p, iid, ab)
+        return
+    label = K.KIND_NAMES[kind]
+    if kind in (K.K_PIERCE, K.K_PLUNDER, K.K_INFILTRATE, K.K_FINALE) and moved:
+        g.log.append({"type": "fizzle", "player": p, "card": g.card(iid).id, "keyword": label,
+                      "reason": "left its zone (8.1.3.2.1)"})
+        return
+    g.log.append({"type": "keyword", "player": p, "card": g.card(iid).id, "keyword": label,
+                  "value": arg if kind in (K.K_PIERCE, K.K_PLUNDER, K.K_INFILTRATE,
+                                           K.K_CREDIT_DRAW, K.K_CREDIT_DISCARD) else None})
+    if kind == K.K_PIERCE:                         # 10.2.3.2.2
+        g.stack.append((K.T_DAMAGE, 1 - p, arg))
+    elif kind in (K.K_PLUNDER, K.K_CREDIT_DRAW):   # 10.2.3.3.2, 10.2.6.4.3
+        draw(g, p, arg)
+    elif kind == K.K_INFILTRATE:                   # 10.2.3.6.2
+        b = g.battle
+        if b is None or b[K.B_DEF] < 0 or g.where[b[K.B_DEF]] >> 2 != K.Z_UNIT:
+            draw(g, p, arg)
+    elif kind == K.K_FINALE:                       # 10.2.4.2.2
+        if g.battle is not None:
+            g.battle[K.B_STEP] = K.BS_END
+        trash_from_field(g, iid, by_effect=True)
+    elif kind == K.K_MUTUAL:                       # 10.2.5.2.3-4
+        other = arg
+        if g.stamp[other] == arg2 and g.where[other] >> 2 == K.Z_UNIT and \
+                g.card(iid).cost >= g.card(other).cost:
+            trash_from_field(g, other, by_effect=True)
+    elif kind == K.K_RETURN:                       # 10.2.5.3.3
+        g.delayed.append((iid, g.stamp[iid]))
+    elif kind == K.K_RETURN_HAND:                  # 10.2.5.3.3-4
+        if g.stamp[iid] == stamp and g.where[iid] >> 2 == K.Z_TRASH:
+            move(g, iid, K.Z_HAND)
+            g.log.append({"type": "return_to_hand", "card": g.card(iid).id, "iid": iid,
+                          "player": p})
+    elif kind == K.K_CREDIT_DISCARD:               # 10.2.6.4.4
+        g.stack.append((K.T_DISCARD, p, arg, K.P_CREDIT))
+
+
+# ------------------------------------------------------------ chosen discards
+
+def run_discard(g, t: tuple) -> None:
+    """Discard ``n`` cards of the player's choice (hand limit 6.6.1.4, Credit)."""
+    _, p, n, purpose = t
+    hand = g.hand[p]
+    if n <= 0 or not hand:
+        return
+    if len(hand) <= n:
+        for iid in list(hand):
+            _discard(g, p, iid, purpose)
+        return
+    g.stack.append(t)
+    g.dec = (K.D_PICK, p, purpose, tuple(hand), False, -1, -1)
+
+
+def discard_pick(g, t: tuple, iid: int) -> None:
+    _, p, n, purpose = t
+    _discard(g, p, iid, purpose)
+    if n > 1:
+        g.stack.append((K.T_DISCARD, p, n - 1, purpose))
+
+
+def _discard(g, p: int, iid: int, purpose: int) -> None:
+    move(g, iid, K.Z_TRASH)
+    g.log.append({"type": "discard", "player": p, "card": g.card(iid).id, "iid": iid,
+                  "reason": K.PICK_PURPOSES[purpose]})

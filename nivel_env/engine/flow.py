@@ -1,0 +1,239 @@
+"""Game flow: setup, the turn's phases, rule processing and the end of the game.
+
+``run`` is the engine's main loop: it pops tasks off the work stack until a
+player must decide or the game is over.  Rule processing (9) runs after every
+task: losses, power-0 units (1.3.7.3) and, outside effect processing, items
+whose equip condition fails (8.6.2).
+"""
+from __future__ import annotations
+
+from ..cards import model as m
+from . import combat, const as K, effects
+from .match import gates_ok, matches
+from .rng import shuffle
+from .stats import ensure
+from .zones import draw, queue, trash_from_field
+
+
+def setup(g) -> None:
+    """5.1.3-5.1.7: shuffle, leaders to level 1, first player, draw 5, mulligans."""
+    for p in (0, 1):
+        g.rng = shuffle(g.rng, g.deck[p])
+    g.rng, r = _rand(g.rng)
+    g.first = g.tp = r & 1                                         # 5.1.5
+    g.log.append({"type": "setup", "first_player": g.first, "seed_state": None})
+    for p in (g.first, 1 - g.first):
+        draw(g, p, 5)                                              # 5.1.6
+    if g.cfg.mulligan:
+        g.stack.append((K.T_TURN,))
+        g.stack.append((K.T_MULLIGAN, 1 - g.first))
+        g.stack.append((K.T_MULLIGAN, g.first))
+    else:
+        g.stack.append((K.T_TURN,))
+    run(g)
+
+
+def _rand(state):
+    from .rng import next_u64
+    return next_u64(state)
+
+
+def mulligan(g, p: int, redraw: bool) -> None:
+    g.mulled[p] = True
+    if redraw:                                                     # 5.1.6.1
+        for iid in g.hand[p]:
+            g.deck[p].append(iid)
+            g.where[iid] = K.Z_DECK * 4 + 3
+            g.stamp[iid] += 1
+        g.hand[p] = []
+        g.rng = shuffle(g.rng, g.deck[p])
+        draw(g, p, 5)
+    g.log.append({"type": "mulligan", "player": p, "redraw": redraw})
+
+
+# ------------------------------------------------------------------- turns
+
+def start_turn(g) -> None:
+    if g.turn > 0:
+        g.tp = 1 - g.tp                                            # 6.6.1.5
+    g.turn += 1
+    if g.turn > g.cfg.max_turns:                                   # RULINGS G
+        g.truncated = True
+        g.result = (0, 0)
+        g.phase = K.OVER
+        g.log.append({"type": "game_over", "result": [0, 0], "reason": "max_turns"})
+        return
+    p = g.tp
+    g.placed = [0, 0]
+    g.attacked = []
+    g.used = []
+    g.log.append({"type": "turn", "turn": g.turn, "player": p})
+    g.phase = K.LEVEL_UP
+    change_level(g, p, 1)                                          # 6.2.1
+    g.phase = K.DRAW
+    if not (g.turn == 1 and p == g.first):                         # 6.3.1.1
+        draw(g, p, 1)
+    g.stack.append((K.T_MAIN_START,))
+
+
+def change_level(g, p: int, n: int) -> bool:
+    """Raise a leader level by n (at most 10, 4.6.3); Awakening on reaching it (10.2.6.1.2)."""
+    new = max(1, min(10, g.level[p] + n))
+    if new == g.level[p]:                                          # 6.2.1.1, 1.3.2.1
+        return False
+    g.level[p] = new
+    g.dirty = True
+    g.log.append({"type": "level", "player": p, "level": new})
+    leader = g.card(p * K.PER)
+    if leader.back is not None and not g.awake[p] and new >= leader.awakening:
+        g.awake[p] = True
+        g.log.append({"type": "awaken", "player": p, "card": leader.id, "face": leader.back.name})
+    return True
+
+
+def main_start(g) -> None:
+    g.phase = K.MAIN
+    p = g.tp
+    for lane in range(3):                                          # 10.1.13.2: Escape
+        iid = g.unit[p * 3 + lane]
+        if iid >= 0:
+            from .zones import trigger_timing
+            trigger_timing(g, iid, m.ESCAPE)
+    g.stack.append((K.T_MAIN,))
+
+
+def end_phase(g, t: tuple) -> None:
+    step = t[1]
+    p = g.tp
+    if step == 0:                                                  # 6.6.1.1
+        g.phase = K.END
+        g.stack.append((K.T_END, 1))
+        for iid, stamp in g.delayed:
+            g.pend.append((K.AUTO, iid // K.PER, K.K_RETURN_HAND, iid, stamp, 0, 0))
+        g.delayed = []
+        for lane in range(3):
+            iid = g.unit[p * 3 + lane]
+            if iid >= 0:
+                from .zones import trigger_timing
+                trigger_timing(g, iid, m.END_OF_TURN)
+        for a in g.leader_face(p).abilities:
+            if a.when == m.END_OF_TURN and (not a.gates or gates_ok(g, p, p * K.PER, a.gates)):
+                queue(g, K.AUTO, p, K.K_ABILITY, p * K.PER, a.key)
+    elif step == 1:                                                # 6.6.1.2, 8.5.3
+        before = len(g.mods)
+        g.mods = [md for md in g.mods if md[3] != K.U_TURN]
+        if len(g.mods) != before:
+            g.dirty = True
+            g.log.append({"type": "expire", "count": before - len(g.mods)})
+        # all expire in one step, so no unit is trashed part-way (8.5.3.1); a unit left
+        # at power 0 afterwards is trashed by rule processing (docs/rulings.md R1)
+        g.stack.append((K.T_END, 2))
+    elif step == 2:                                                # 6.6.1.3
+        for iid in list(g.skill[p]):
+            trash_from_field(g, iid, by_effect=False)
+        g.stack.append((K.T_END, 3))
+        excess = len(g.hand[p]) - g.cfg.hand_limit                 # 6.6.1.4
+        if excess > 0:
+            g.stack.append((K.T_DISCARD, p, excess, K.P_HAND_LIMIT))
+    else:
+        g.log.append({"type": "end_turn", "turn": g.turn, "player": p})
+        g.stack.append((K.T_TURN,))
+
+
+# ---------------------------------------------------------------- main loop
+
+def _set_dec(kind):
+    def handler(g, t):
+        g.stack.append(t)
+        g.dec = (kind, g.tp)
+    return handler
+
+
+HANDLERS = {
+    K.T_TURN: lambda g, t: start_turn(g),
+    K.T_MAIN_START: lambda g, t: main_start(g),
+    K.T_MAIN: _set_dec(K.D_MAIN),
+    K.T_ATTACK: _set_dec(K.D_ATTACK),
+    K.T_END: end_phase,
+    K.T_BATTLE: combat.run_battle,
+    K.T_FRAME: effects.run_frame,
+    K.T_BATCH: effects.run_batch,
+    K.T_DAMAGE: combat.run_damage,
+    K.T_DAMAGE_CHECK: combat.damage_check,
+    K.T_DISCARD: effects.run_discard,
+    K.T_GUARD: combat.run_guard,
+    K.T_MULLIGAN: lambda g, t: (g.stack.append(t), setattr(g, "dec", (K.D_MULLIGAN, t[1]))),
+}
+
+
+def run(g) -> None:
+    """Advance until a player must decide or the game is over."""
+    stack = g.stack
+    g.dec = None
+    while g.result is None:
+        rule_processing(g)
+        if g.result is not None or g.dec is not None:
+            break
+        if g.pend and (not stack or stack[-1][0] in K.CHECKPOINT_TASKS):
+            effects.open_batch(g)
+        t = stack.pop()
+        HANDLERS[t[0]](g, t)
+        if g.dec is not None:
+            rule_processing(g)
+            if g.result is None and g.dec is not None:
+                return
+
+
+def rule_processing(g) -> None:
+    """9.1.2: rule processing happens as soon as its situation arises."""
+    if g.lost[0] or g.lost[1]:
+        finish(g)
+        return
+    if g.dirty:
+        ensure(g)
+        in_effect = bool(g.stack) and g.stack[-1][0] in (K.T_FRAME, K.T_DAMAGE, K.T_DAMAGE_CHECK)
+        zero = [g.unit[s] for s in range(6) if g.unit[s] >= 0 and g.pw[s] == 0]
+        for iid in zero:                                           # 1.3.7.3
+            g.log.append({"type": "power_zero", "card": g.card(iid).id, "iid": iid})
+            trash_from_field(g, iid, by_effect=True)
+        if not in_effect:
+            _check_equips(g)
+        if zero:
+            ensure(g)
+    if not (g.stack and g.stack[-1][0] in (K.T_DAMAGE, K.T_DAMAGE_CHECK, K.T_FRAME)):
+        for p in (0, 1):                                           # 9.2.1.2
+            if len(g.damage[p]) >= 10:
+                g.lost[p] = True
+        if g.lost[0] or g.lost[1]:
+            finish(g)
+
+
+def _check_equips(g) -> None:
+    """8.6.2: an item whose unit no longer meets its equip condition is trashed."""
+    for s in range(6):
+        if not g.items[s]:
+            continue
+        u = g.unit[s]
+        for it in list(g.items[s]):
+            cond = g.card(it).equip
+            if cond is not None and not matches(g, u, cond):
+                g.log.append({"type": "equip_lost", "card": g.card(it).id, "iid": it})
+                trash_from_field(g, it, by_effect=False)
+                ensure(g)
+
+
+def finish(g) -> None:
+    """1.2.1, 1.2.3: a player who lost ends the game; both at once is a draw."""
+    l0, l1 = g.lost
+    if l0 and l1:
+        g.result = (0, 0)
+    elif l0:
+        g.result = (-1, 1)
+    elif l1:
+        g.result = (1, -1)
+    else:
+        return
+    g.phase = K.OVER
+    g.dec = None
+    g.log.append({"type": "game_over", "result": list(g.result),
+                  "reason": "both lost" if l0 and l1 else "loss"})

@@ -1,0 +1,242 @@
+"""Legality in one place: the legal action ids of the pending decision, and what
+each one does.  ``Game.apply_action`` checks an id against ``legal_actions`` before
+calling ``apply_action`` here, so nothing below runs for an illegal id.
+"""
+from __future__ import annotations
+
+from ..cards import model as m
+from . import actions as A, combat, const as K, effects
+from .flow import mulligan, run
+from .match import condition, gates_ok, matches
+from .stats import ensure
+from .verbs import cost_payable, possible
+from .zones import move, place_unit, trash_from_field, unit_abilities
+
+
+# ----------------------------------------------------------------- queries
+
+def field_cost(g, p: int) -> int:
+    """Cost of every card on the field: units, their items, skills (6.4.1.1.2, RULINGS B1)."""
+    cards, defs = g.db.cards, g.defs
+    total = 0
+    for s in range(p * 3, p * 3 + 3):
+        u = g.unit[s]
+        if u >= 0:
+            total += cards[defs[u]].cost
+            for it in g.items[s]:
+                total += cards[defs[it]].cost
+    for iid in g.skill[p]:
+        total += cards[defs[iid]].cost
+    return total
+
+
+def activated_list(g, p: int, source: int) -> list:
+    """(ability, card that prints it, unit or leader it works for) for one source."""
+    if source == 0:
+        leader = p * K.PER
+        return [(a, leader, leader) for a in g.leader_face(p).abilities if a.when in m.ACTIVATED]
+    iid = g.unit[p * 3 + source - 1]
+    if iid < 0:
+        return []
+    return [(a, src, iid) for a, src in unit_abilities(g, iid) if a.when in m.ACTIVATED]
+
+
+def usable(g, p: int, ab, src: int, self_iid: int, timing: str) -> bool:
+    """6.4.1.2.2 once per turn, 8.1.3.1.2 something must be possible, costs payable."""
+    if ab.when != timing:
+        return False
+    tag = (src, g.stamp[src], ab.key)
+    if ab.limit <= 1:
+        if tag in g.used:
+            return False
+    elif g.used.count(tag) >= ab.limit:
+        return False
+    if ab.gates and not gates_ok(g, p, self_iid, ab.gates):
+        return False
+    if ab.condition is not None and not condition(g, p, self_iid, ab.condition):
+        return False
+    for a in ab.cost:
+        if not cost_payable(g, p, self_iid, a):
+            return False
+    return any(possible(g, p, self_iid, a) for a in ab.actions)
+
+
+def _plays(g, out: list) -> None:
+    p = g.tp
+    hand = g.hand[p]
+    if not hand:
+        return
+    ensure(g)
+    room = g.size[p] - field_cost(g, p)
+    cards, defs = g.db.cards, g.defs
+    placed = g.placed[p]
+    for h, iid in enumerate(hand):
+        c = cards[defs[iid]]
+        base = A.PLAY + h * A.PLAY_TARGETS
+        if c.type == m.UNIT:
+            for lane in range(3):
+                if placed >> lane & 1:                          # 6.4.1.1.3
+                    continue
+                cur = g.unit[p * 3 + lane]
+                if cur < 0:
+                    if c.cost <= room:
+                        out.append(base + lane)
+                    continue
+                cc = cards[defs[cur]]
+                if c.cost <= cc.cost:                           # 3.5.5
+                    continue
+                freed = cc.cost + sum(cards[defs[i]].cost for i in g.items[p * 3 + lane])
+                if c.cost <= room + freed:                      # 6.4.1.1.2.1
+                    out.append(base + lane)
+        elif c.type == m.ITEM:
+            if c.cost > room:
+                continue
+            for lane in range(3):
+                u = g.unit[p * 3 + lane]
+                if u >= 0 and (c.equip is None or matches(g, u, c.equip)):
+                    out.append(base + lane)
+        elif c.type == m.SKILL:
+            ab = c.effect
+            if c.cost <= room and (ab.condition is None or condition(g, p, iid, ab.condition)) \
+                    and any(possible(g, p, iid, a) for a in ab.actions):    # 8.1.3.1.2
+                out.append(base + A.SKILL_TARGET)
+
+
+def _activations(g, out: list, timing: str) -> None:
+    p = g.tp
+    for source in range(4):
+        for slot, (ab, src, self_iid) in enumerate(activated_list(g, p, source)[:A.ACTIVATE_SLOTS]):
+            if usable(g, p, ab, src, self_iid, timing):
+                out.append(A.activate_id(source, slot))
+
+
+def legal_actions(g) -> list[int]:
+    if g.result is not None:
+        return []
+    d = g.dec
+    kind = d[0]
+    out: list[int] = []
+    if kind == K.D_MAIN:
+        _plays(g, out)
+        _activations(g, out, m.ACTIVE_MAIN)
+        out.append(A.END_MAIN)
+    elif kind == K.D_ATTACK:
+        _activations(g, out, m.ACTIVE_ATTACK)
+        for lane in range(3):
+            if combat.can_attack(g, lane):
+                out.append(A.ATTACK + lane)
+        if not combat.berserker_blocks_end(g):
+            out.append(A.END_ATTACK)
+    elif kind == K.D_PICK:
+        out.extend(range(A.PICK, A.PICK + min(len(d[3]), A.PICK_SLOTS)))
+        if d[4]:
+            out.append(A.PASS)
+    elif kind == K.D_MULLIGAN:
+        out = [A.KEEP, A.MULLIGAN]
+    elif kind == K.D_GUARDIAN:
+        out = [A.PASS] + [A.GUARDIAN + lane for lane in d[2]]
+    elif kind == K.D_DEFENSE:
+        out = [A.DEFEND + d[2]] if d[3] else [A.PASS, A.DEFEND + d[2]]
+    elif kind == K.D_YESNO:
+        out = [A.PASS, A.YES]
+    if g.cfg.surrender_action:
+        out.append(A.SURRENDER)
+    out.sort()
+    return out
+
+
+# ------------------------------------------------------------------ effects
+
+def apply_action(g, a: int) -> None:
+    d = g.dec
+    kind, p = d[0], d[1]
+    g.dec = None
+    if a == A.SURRENDER:
+        g.surrender(p)
+        return
+    stack = g.stack
+    if kind == K.D_MAIN or kind == K.D_ATTACK:
+        if a == A.END_MAIN:
+            stack.pop()
+            g.phase = K.ATTACK
+            g.log.append({"type": "phase", "phase": "attack", "player": p})
+            stack.append((K.T_ATTACK,))
+        elif a == A.END_ATTACK:
+            stack.pop()
+            g.log.append({"type": "phase", "phase": "end", "player": p})
+            stack.append((K.T_END, 0))
+        elif a < A.ACTIVATE:
+            play(g, (a - A.PLAY) // A.PLAY_TARGETS, (a - A.PLAY) % A.PLAY_TARGETS)
+        elif a < A.ATTACK:
+            activate(g, (a - A.ACTIVATE) // A.ACTIVATE_SLOTS, (a - A.ACTIVATE) % A.ACTIVATE_SLOTS)
+        else:
+            combat.declare_attack(g, a - A.ATTACK)
+    elif kind == K.D_PICK:
+        t = stack.pop()
+        if a == A.PASS:
+            effects.frame_pass(g, t)
+        else:
+            v = d[3][a - A.PICK]
+            tk = t[0]
+            if tk == K.T_FRAME:
+                effects.frame_pick(g, t, v)
+            elif tk == K.T_BATCH:
+                g.log.append({"type": "order", "player": p})
+                effects.resolve_from_batch(g, t, v)
+            elif tk == K.T_DISCARD:
+                effects.discard_pick(g, t, v)
+            else:
+                combat.guard_pick(g, t, v)
+    elif kind == K.D_MULLIGAN:
+        stack.pop()
+        mulligan(g, p, a == A.MULLIGAN)
+    elif kind == K.D_GUARDIAN:
+        if a == A.PASS:
+            g.log.append({"type": "guardian_declined", "player": p})
+        else:
+            combat.start_guard(g, a - A.GUARDIAN)
+    elif kind == K.D_DEFENSE:
+        if a == A.PASS:
+            g.log.append({"type": "no_defense", "player": p})
+        else:
+            combat.declare_defense(g, g.unit[p * 3 + a - A.DEFEND])
+    elif kind == K.D_YESNO:
+        t = stack.pop()
+        if a == A.YES:
+            effects.frame_yes(g, t)
+        else:
+            effects.frame_pass(g, t)
+    run(g)
+
+
+def play(g, h: int, target: int) -> None:
+    """6.4.1.1: place a unit (or upgrade, 3.5.5.1), equip an item, or use a skill."""
+    p = g.tp
+    iid = g.hand[p][h]
+    c = g.card(iid)
+    if c.type == m.UNIT:
+        lane = target
+        g.placed[p] |= 1 << lane
+        cur = g.unit[p * 3 + lane]
+        g.log.append({"type": "play", "player": p, "card": c.id, "iid": iid, "lane": lane,
+                      "upgrade": g.card(cur).id if cur >= 0 else None})
+        if cur >= 0:
+            trash_from_field(g, cur, by_effect=False, upgrade=True)     # not by effect (3.5.5.1)
+        place_unit(g, iid, lane)
+    elif c.type == m.ITEM:
+        move(g, iid, K.Z_ITEM, target)                                  # 3.5.6
+        g.log.append({"type": "equip", "player": p, "card": c.id, "iid": iid, "lane": target,
+                      "unit": g.card(g.unit[p * 3 + target]).id})
+    else:
+        move(g, iid, K.Z_SKILL)                                         # 3.6.1
+        g.log.append({"type": "skill", "player": p, "card": c.id, "iid": iid})
+        effects.push_frame(g, p, iid, c.effect)
+
+
+def activate(g, source: int, slot: int) -> None:
+    p = g.tp
+    ab, src, self_iid = activated_list(g, p, source)[slot]
+    g.used.append((src, g.stamp[src], ab.key))
+    g.log.append({"type": "activate", "player": p, "card": g.card(src).id, "iid": self_iid,
+                  "ability": ab.key})
+    effects.push_frame(g, p, self_iid, ab)

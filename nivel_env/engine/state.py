@@ -1,0 +1,202 @@
+"""The game state and its public API.
+
+State is flat on purpose: ints, card-instance ids and short lists, so that
+``clone()`` is a handful of list copies and ``to_dict()`` is plain JSON.  The
+rules live in the sibling modules (``flow``, ``combat``, ``effects``, ``verbs``,
+``legal``); this class only holds state and delegates.
+"""
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from ..cards.db import CardDB, load_card_db
+from . import const as K
+from .config import RuleConfig
+from .errors import IllegalActionError
+
+_LIST_FIELDS = ("deck", "hand", "trash", "damage", "skill", "items")
+
+
+class Decision(NamedTuple):
+    """What is being asked now: ``kind``, who decides, and its context."""
+    kind: str
+    player: int
+    context: dict
+
+
+def _tuplify(x):
+    return tuple(_tuplify(i) for i in x) if isinstance(x, list) else x
+
+
+class Game:
+    __slots__ = (
+        "db", "cfg", "defs", "rng", "deck", "hand", "trash", "damage", "skill", "unit", "items",
+        "where", "stamp", "level", "awake", "turn", "tp", "first", "phase", "placed", "attacked",
+        "used", "mods", "battle", "pend", "stack", "dec", "lost", "result", "truncated",
+        "delayed", "log", "mulled", "dirty", "pw", "ht", "na", "kws", "cant", "size",
+        "_legal",
+    )
+
+    # ------------------------------------------------------------ public API
+    @property
+    def current_player(self) -> int | None:
+        return None if self.result is not None else self.dec[1]
+
+    def legal_actions(self) -> list[int]:
+        if self._legal is None:
+            from .legal import legal_actions
+            self._legal = legal_actions(self)
+        return self._legal
+
+    def apply_action(self, action: int) -> None:
+        from .legal import apply_action
+        if self.result is not None:
+            raise IllegalActionError(f"action {action}: the game is over")
+        if action not in self.legal_actions():
+            from .render import action_name
+            raise IllegalActionError(
+                f"action {action} ({action_name(self, action)}) is not legal now; "
+                f"{self.decision.kind} decision for player {self.dec[1]}, "
+                f"legal: {self.legal_actions()}")
+        self._legal = None
+        apply_action(self, action)
+
+    def is_terminal(self) -> bool:
+        return self.result is not None
+
+    def returns(self) -> tuple[int, int]:
+        return self.result if self.result is not None else (0, 0)
+
+    def surrender(self, player: int) -> None:
+        """1.2.4: ``player`` loses at once."""
+        from .flow import finish
+        if self.result is None:
+            self.log.append({"type": "surrender", "player": player})
+            self.lost[player] = True
+            finish(self)
+            self._legal = None
+
+    def clone(self) -> "Game":
+        g = Game.__new__(Game)
+        g.db, g.cfg, g.defs, g.rng = self.db, self.cfg, self.defs, self.rng
+        g.deck = [self.deck[0][:], self.deck[1][:]]
+        g.hand = [self.hand[0][:], self.hand[1][:]]
+        g.trash = [self.trash[0][:], self.trash[1][:]]
+        g.damage = [self.damage[0][:], self.damage[1][:]]
+        g.skill = [self.skill[0][:], self.skill[1][:]]
+        g.unit = self.unit[:]
+        g.items = [x[:] for x in self.items]
+        g.where, g.stamp = self.where[:], self.stamp[:]
+        g.level, g.awake = self.level[:], self.awake[:]
+        g.turn, g.tp, g.first, g.phase = self.turn, self.tp, self.first, self.phase
+        g.placed, g.attacked, g.used = self.placed[:], self.attacked[:], self.used[:]
+        g.mods = self.mods[:]
+        g.battle = self.battle[:] if self.battle is not None else None
+        g.pend, g.stack, g.dec = self.pend[:], self.stack[:], self.dec
+        g.lost, g.result, g.truncated = self.lost[:], self.result, self.truncated
+        g.delayed, g.log, g.mulled = self.delayed[:], self.log[:], self.mulled[:]
+        g.dirty = self.dirty
+        g.pw, g.ht, g.na, g.kws, g.cant, g.size = (self.pw[:], self.ht[:], self.na[:],
+                                                   self.kws[:], self.cant[:], self.size[:])
+        g._legal = self._legal
+        return g
+
+    @property
+    def decision(self) -> Decision | None:
+        if self.result is not None:
+            return None
+        from .render import decision_context
+        return Decision(K.DECISION_NAMES[self.dec[0]], self.dec[1], decision_context(self))
+
+    @property
+    def events(self) -> list[dict]:
+        return self.log
+
+    def action_name(self, action: int) -> str:
+        from .render import action_name
+        return action_name(self, action)
+
+    def render(self, perspective: int | None = None) -> str:
+        from .render import render
+        return render(self, perspective)
+
+    # ----------------------------------------------------------- card helpers
+    def card(self, iid: int):
+        return self.db.cards[self.defs[iid]]
+
+    def owner(self, iid: int) -> int:
+        return iid // K.PER
+
+    def zone(self, iid: int) -> int:
+        return self.where[iid] >> 2
+
+    def lane(self, iid: int) -> int:
+        return self.where[iid] & 3
+
+    def leader_face(self, p: int):
+        c = self.card(p * K.PER)
+        return c.back if self.awake[p] and c.back is not None else c
+
+    # --------------------------------------------------------- serialisation
+    def to_dict(self) -> dict[str, Any]:
+        d = {s: getattr(self, s) for s in self.__slots__
+             if s not in ("db", "cfg", "_legal", "dirty", "pw", "ht", "na", "kws", "cant", "size")}
+        d = {k: _listify(v) for k, v in d.items()}
+        d["cfg"] = self.cfg.to_dict()
+        d["card_ids"] = [self.card(i).id for i in range(2 * K.PER)]
+        d["card_pool_version"] = self.db.version
+        d["format"] = 1
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict, db: CardDB | None = None) -> "Game":
+        db = db or load_card_db()
+        if d.get("format") != 1:
+            raise ValueError(f"Game.from_dict: unknown format {d.get('format')!r}")
+        missing = [cid for cid in d["card_ids"] if cid not in db]
+        if missing:
+            raise ValueError(f"Game.from_dict: card ids not in the card pool: {missing[:5]}")
+        g = cls.__new__(cls)
+        g.db, g.cfg = db, RuleConfig.from_dict(d["cfg"])
+        g.defs = tuple(db.get(cid).index for cid in d["card_ids"])
+        for s in cls.__slots__:
+            if s in ("db", "cfg", "defs", "_legal", "dirty", "pw", "ht", "na", "kws", "cant",
+                     "size"):
+                continue
+            v = d[s]
+            if s in _LIST_FIELDS:
+                v = [list(x) for x in v]
+            elif s in ("pend", "stack", "mods", "used", "delayed", "attacked"):
+                v = [_tuplify(x) for x in v]
+            elif s in ("dec", "result"):
+                v = _tuplify(v)
+            elif s == "log":
+                v = [dict(e) for e in v]
+            elif isinstance(v, list):
+                v = list(v)
+            setattr(g, s, v)
+        if g.battle is not None:
+            g.battle = [_tuplify(x) for x in g.battle]
+        g.dirty, g._legal = True, None
+        g.pw, g.ht, g.na, g.kws, g.cant, g.size = [0] * 6, [0] * 6, [0] * 6, [()] * 6, [0] * 6, [0, 0]
+        return g
+
+    def __reduce__(self):
+        return (_from_pickle, (self.to_dict(), self.db))
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Game) and self.to_dict() == other.to_dict()
+
+    __hash__ = None
+
+
+def _listify(v):
+    if isinstance(v, (list, tuple)):
+        return [_listify(x) for x in v]
+    if isinstance(v, dict):
+        return {k: _listify(x) for k, x in v.items()}
+    return v
+
+
+def _from_pickle(d, db):
+    return Game.from_dict(d, db)

@@ -1,0 +1,130 @@
+"""Derived values: what continuous effects make of the printed numbers.
+
+Continuous effects (8.1.3.3: Passive, Armed, Frontline, Level Link, Mix, Chain,
+Buff, items' granted effects, and modifiers left by one-shot effects) are not
+stored as changes to cards; they are re-applied to printed values whenever the
+state changed (``Game.dirty``).  Layering: printed value, then modifiers from
+resolved effects, then passive abilities; conditions inside passive abilities
+see the first two layers.  Negative results become 0 (1.3.7.1).
+"""
+from __future__ import annotations
+
+from ..cards import model as m
+from . import const as K
+from .match import gates_ok, condition, select, unit_slot
+
+
+def refresh(g) -> None:
+    g.dirty = False
+    pw, ht, na, cant = [0] * 6, [0] * 6, [0] * 6, [0] * 6
+    kws: list = [()] * 6
+    size = [g.level[0] + len(g.damage[0]), g.level[1] + len(g.damage[1])]     # 4.7.2
+    statics = []
+    cards = g.db.cards
+    defs = g.defs
+    for s in range(6):
+        iid = g.unit[s]
+        if iid < 0:
+            continue
+        c = cards[defs[iid]]
+        pw[s], ht[s], na[s] = c.power, c.hit, 1
+        p = s // 3
+        ks = [k for k in c.subkeywords if not k.gates or gates_ok(g, p, iid, k.gates)]
+        for a in c.abilities:
+            if a.when == m.PASSIVE:
+                statics.append((p, iid, a))
+        for it in g.items[s]:                                               # 8.6.1
+            ic = cards[defs[it]]
+            ks.extend(k for k in ic.subkeywords if not k.gates or gates_ok(g, p, iid, k.gates))
+            for a in ic.abilities:
+                if a.when == m.PASSIVE:
+                    statics.append((p, iid, a))
+        kws[s] = tuple(ks)
+    for p in (0, 1):                                                        # 10.1.3.2
+        for a in g.leader_face(p).abilities:
+            if a.when == m.PASSIVE:
+                statics.append((p, p * K.PER, a))
+    if g.mods:
+        _apply_mods(g, pw, ht, na, kws, cant, size)
+    # published now so that conditions inside passives see printed values + modifiers
+    g.pw, g.ht, g.na, g.kws, g.cant = pw, ht, na, kws, cant
+    for p, self_iid, a in statics:
+        if a.gates and not gates_ok(g, p, self_iid, a.gates):
+            continue
+        if a.condition is not None and not condition(g, p, self_iid, a.condition):
+            continue
+        for act in a.actions:
+            if act.condition is not None and not condition(g, p, self_iid, act.condition):
+                continue
+            if act.verb == "size":
+                q = p if act.player == "you" else 1 - p
+                size[q] += act.size
+                continue
+            for t in select(g, p, self_iid, act.target):
+                s = unit_slot(g, t)
+                if s < 0:
+                    continue
+                if act.verb == "modify":
+                    pw[s] += act.power
+                    ht[s] += act.hit
+                    na[s] += act.attacks
+                elif act.verb == "grant":
+                    kws[s] = kws[s] + (act.keyword,)
+                elif act.verb == "prohibit":
+                    cant[s] |= K.PROHIBIT_ATTACK if act.prohibit == "attack" else K.PROHIBIT_DEFEND
+    for s in range(6):
+        if pw[s] < 0:
+            pw[s] = 0
+        if ht[s] < 0:
+            ht[s] = 0
+        if na[s] < 0:
+            na[s] = 0
+    g.size = [max(0, size[0]), max(0, size[1])]
+
+
+def _apply_mods(g, pw, ht, na, kws, cant, size) -> None:
+    keywords = g.db.keywords
+    for kind, target, amount, _until, _by in g.mods:
+        if kind == K.M_SIZE:
+            size[target] += amount
+            continue
+        s = unit_slot(g, target)
+        if s < 0:
+            continue
+        if kind == K.M_POWER:
+            pw[s] += amount
+        elif kind == K.M_HIT:
+            ht[s] += amount
+        elif kind == K.M_ATTACKS:
+            na[s] += amount
+        elif kind == K.M_GRANT:
+            k = keywords[amount]
+            if not k.gates or gates_ok(g, s // 3, target, k.gates):
+                kws[s] = kws[s] + (k,)
+        elif kind == K.M_PROHIBIT:
+            cant[s] |= amount
+
+
+def ensure(g) -> None:
+    if g.dirty:
+        refresh(g)
+
+
+def keyword_value(g, slot: int, name: str) -> int:
+    """Highest value of a sub-keyword on a unit (10.2.3.2.3, 10.2.3.3.3, 10.2.3.6.3)."""
+    best = 0
+    for k in g.kws[slot]:
+        if k.name == name and k.n > best:
+            best = k.n
+    return best
+
+
+def has_keyword(g, slot: int, name: str) -> bool:
+    for k in g.kws[slot]:
+        if k.name == name:
+            return True
+    return False
+
+
+def keywords_named(g, slot: int, name: str) -> list:
+    return [k for k in g.kws[slot] if k.name == name]

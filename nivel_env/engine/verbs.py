@@ -1,0 +1,320 @@
+"""Effect verbs: small stateless handlers in a registry.
+
+Each verb has up to three functions:
+
+* ``choice(g, p, self_iid, action)`` -> ``(chooser, candidates, minimum, maximum, purpose)``
+  when carrying the action out needs a player's choice (8.3.3), else ``None``;
+* ``possible(g, p, self_iid, action)`` -> whether any of it can be carried out
+  (8.1.3.1.2: an activated effect none of whose actions can be carried out
+  cannot be activated);
+* ``run(g, p, self_iid, action, picked)`` -> whether it did anything (for "if you
+  did", 8.3.2).
+
+Effects "must" do as much as they can (1.3.2, 8.1.2.1); a count of 0 or less
+does nothing (1.3.3).
+"""
+from __future__ import annotations
+
+from ..cards import model as m
+from . import const as K
+from .match import select, value, matches, unit_slot
+from .rng import next_u64, shuffle
+from .zones import draw, leave_field, move, queue, trash_from_field
+
+
+def _players(g, p: int, who: str) -> tuple:
+    if who == "you":
+        return (p,)
+    if who == "opponent":
+        return (1 - p,)
+    return (g.tp, 1 - g.tp)                        # 1.3.5.1: turn player first
+
+
+def _sample(g, cands: list, n: int) -> list:
+    cands = cands[:]
+    g.rng = shuffle(g.rng, cands)
+    return cands[:n]
+
+
+def _target_choice(g, p, self_iid, a):
+    sel = a.target
+    if sel.ref is not None or sel.mode in ("all", "random"):
+        return None
+    cands = select(g, p, self_iid, sel)
+    if not cands:
+        return None
+    chooser = p
+    if sel.zone == "hand" and sel.who == "opponent":
+        chooser = 1 - p                            # 3.8.3: the owner picks from a hidden hand
+    lo = 0 if sel.mode == "up_to" else min(sel.n, len(cands))
+    return chooser, cands, lo, sel.n, K.P_TARGET
+
+
+def targets(g, p, self_iid, a, picked) -> list:
+    sel = a.target
+    if sel.ref is not None or sel.mode == "all":
+        return select(g, p, self_iid, sel)
+    if sel.mode == "random":
+        return _sample(g, select(g, p, self_iid, sel), sel.n)
+    return list(picked)
+
+
+def _has_targets(g, p, self_iid, a) -> bool:
+    return bool(select(g, p, self_iid, a.target))
+
+
+# --------------------------------------------------------------------- verbs
+
+def run_draw(g, p, self_iid, a, picked):
+    n = value(g, p, self_iid, a.amount)
+    if n <= 0:                                     # 4.4.5
+        return False
+    return any([draw(g, q, n) for q in _players(g, p, a.player)])
+
+
+def choice_discard(g, p, self_iid, a):
+    q = _players(g, p, a.player)[0]
+    n = value(g, p, self_iid, a.amount)
+    if a.random or n <= 0 or not g.hand[q]:
+        return None
+    return q, list(g.hand[q]), 0 if a.up_to else min(n, len(g.hand[q])), n, K.P_TARGET
+
+
+def run_discard(g, p, self_iid, a, picked):
+    q = _players(g, p, a.player)[0]
+    n = value(g, p, self_iid, a.amount)
+    cards = _sample(g, g.hand[q], n) if a.random else list(picked)
+    for iid in cards:
+        move(g, iid, K.Z_TRASH)
+        g.log.append({"type": "discard", "player": q, "card": g.card(iid).id, "iid": iid})
+    return bool(cards)
+
+
+def run_mill(g, p, self_iid, a, picked):
+    n = value(g, p, self_iid, a.amount)
+    done = False
+    for q in _players(g, p, a.player):
+        for _ in range(min(n, len(g.deck[q]))):
+            iid = g.deck[q][-1]
+            move(g, iid, K.Z_TRASH)
+            g.log.append({"type": "mill", "player": q, "card": g.card(iid).id, "iid": iid})
+            done = True
+    return done
+
+
+def run_damage(g, p, self_iid, a, picked):
+    n = value(g, p, self_iid, a.amount)
+    if n <= 0:
+        return False
+    # pushed in reverse so the turn player's damage is processed first (1.3.5.1)
+    for q in reversed(_players(g, p, a.player)):
+        g.stack.append((K.T_DAMAGE, q, n))
+    return True
+
+
+def choice_heal(g, p, self_iid, a):
+    n = value(g, p, self_iid, a.amount)
+    if n <= 0 or not g.damage[p]:
+        return None
+    return p, list(g.damage[p]), 0 if a.up_to else min(n, len(g.damage[p])), n, K.P_TARGET
+
+
+def run_heal(g, p, self_iid, a, picked):
+    for iid in picked:
+        move(g, iid, K.Z_TRASH)
+        g.log.append({"type": "heal", "player": p, "card": g.card(iid).id, "iid": iid})
+    return bool(picked)
+
+
+def run_level(g, p, self_iid, a, picked):
+    from .flow import change_level
+    n = value(g, p, self_iid, a.amount)
+    done = False
+    for q in _players(g, p, a.player):
+        done |= change_level(g, q, n)
+    return done
+
+
+def _until(a) -> int:
+    return K.UNTIL_CODES[a.until]
+
+
+def run_size(g, p, self_iid, a, picked):
+    for q in _players(g, p, a.player):
+        g.mods.append((K.M_SIZE, q, a.size, _until(a), p))
+    g.dirty = True
+    return a.size != 0
+
+
+def run_trash(g, p, self_iid, a, picked):
+    cards = targets(g, p, self_iid, a, picked)
+    for iid in cards:                              # 8.4.4: one simultaneous action
+        z = g.where[iid] >> 2
+        if z in (K.Z_UNIT, K.Z_ITEM, K.Z_SKILL):
+            trash_from_field(g, iid, by_effect=True)
+        elif z != K.Z_TRASH:                       # 4.8.2
+            move(g, iid, K.Z_TRASH)
+            g.log.append({"type": "trash", "card": g.card(iid).id, "iid": iid,
+                          "player": iid // K.PER, "reason": "effect"})
+    return bool(cards)
+
+
+def _to_zone(zone: int, bottom: bool, label: str):
+    def run(g, p, self_iid, a, picked):
+        cards = targets(g, p, self_iid, a, picked)
+        for iid in cards:
+            leave_field(g, iid, zone, bottom=bottom)
+            g.log.append({"type": label, "card": g.card(iid).id, "iid": iid,
+                          "player": iid // K.PER})
+        return bool(cards)
+    return run
+
+
+def choice_search(g, p, self_iid, a):
+    n = value(g, p, self_iid, a.amount)
+    cands = [i for i in g.deck[p] if matches(g, i, a.filter)]
+    if n <= 0 or not cands:
+        return None
+    # listed by card, not by deck position, so the choice says nothing of the order
+    cands.sort(key=lambda i: (g.defs[i], i))
+    return p, cands, 0, n, K.P_TARGET
+
+
+def run_search(g, p, self_iid, a, picked):
+    for iid in picked:
+        move(g, iid, K.Z_HAND)
+        g.log.append({"type": "search", "player": p, "card": g.card(iid).id, "iid": iid})
+    g.rng = shuffle(g.rng, g.deck[p])                # 3.2.4
+    g.log.append({"type": "shuffle", "player": p})
+    return bool(picked)
+
+
+def possible_search(g, p, self_iid, a):
+    return bool(g.deck[p])
+
+
+def run_modify(g, p, self_iid, a, picked):
+    cards = targets(g, p, self_iid, a, picked)
+    u = _until(a)
+    for iid in cards:
+        if g.where[iid] >> 2 != K.Z_UNIT:
+            continue
+        if a.power:
+            g.mods.append((K.M_POWER, iid, a.power, u, p))
+        if a.hit:
+            g.mods.append((K.M_HIT, iid, a.hit, u, p))
+        if a.attacks:
+            g.mods.append((K.M_ATTACKS, iid, a.attacks, u, p))
+        g.log.append({"type": "modify", "card": g.card(iid).id, "iid": iid, "power": a.power,
+                      "hit": a.hit, "attacks": a.attacks, "until": a.until})
+    g.dirty = True
+    return bool(cards)
+
+
+def run_grant(g, p, self_iid, a, picked):
+    cards = [i for i in targets(g, p, self_iid, a, picked) if g.where[i] >> 2 == K.Z_UNIT]
+    for iid in cards:
+        g.mods.append((K.M_GRANT, iid, a.keyword.key, _until(a), p))
+        g.log.append({"type": "grant", "card": g.card(iid).id, "iid": iid,
+                      "keyword": a.keyword.name})
+    g.dirty = True
+    return bool(cards)
+
+
+def run_prohibit(g, p, self_iid, a, picked):
+    bit = K.PROHIBIT_ATTACK if a.prohibit == "attack" else K.PROHIBIT_DEFEND
+    cards = [i for i in targets(g, p, self_iid, a, picked) if g.where[i] >> 2 == K.Z_UNIT]
+    for iid in cards:
+        g.mods.append((K.M_PROHIBIT, iid, bit, _until(a), p))
+        g.log.append({"type": "prohibit", "card": g.card(iid).id, "iid": iid, "what": a.prohibit})
+    g.dirty = True
+    return bool(cards)
+
+
+def _move_unit(g, p, self_iid, a):
+    t = select(g, p, self_iid, a.target)
+    if not t or g.where[t[0]] >> 2 != K.Z_UNIT:
+        return -1, []
+    q = t[0] // K.PER
+    return t[0], [lane for lane in range(3) if g.unit[q * 3 + lane] < 0]
+
+
+def choice_move(g, p, self_iid, a):
+    iid, lanes = _move_unit(g, p, self_iid, a)
+    if iid < 0 or not lanes:
+        return None
+    return p, [-1 - lane for lane in lanes], 1, 1, K.P_TARGET    # lanes are encoded as -1-lane
+
+
+def run_move(g, p, self_iid, a, picked):
+    iid, lanes = _move_unit(g, p, self_iid, a)
+    if iid < 0 or not picked:
+        return False
+    lane = -1 - picked[0]
+    q = iid // K.PER
+    old = q * 3 + (g.where[iid] & 3)
+    new = q * 3 + lane
+    # moving between one's own unit zones keeps the unit the same object (docs/rulings.md R3)
+    g.unit[old], g.unit[new] = -1, iid
+    g.items[old], g.items[new] = [], g.items[old]
+    g.where[iid] = K.Z_UNIT * 4 + lane
+    for it in g.items[new]:
+        g.where[it] = K.Z_ITEM * 4 + lane
+    g.log.append({"type": "move", "card": g.card(iid).id, "iid": iid, "lane": lane})
+    g.dirty = True
+    return True
+
+
+def possible_move(g, p, self_iid, a):
+    iid, lanes = _move_unit(g, p, self_iid, a)
+    return iid >= 0 and bool(lanes)
+
+
+def _always(g, p, self_iid, a):
+    return True
+
+
+def _hand_nonempty(g, p, self_iid, a):
+    return bool(g.hand[_players(g, p, a.player)[0]])
+
+
+# verb -> (choice, possible, run)
+VERBS = {
+    "draw": (None, _always, run_draw),
+    "discard": (choice_discard, _hand_nonempty, run_discard),
+    "mill": (None, lambda g, p, s, a: any(g.deck[q] for q in _players(g, p, a.player)), run_mill),
+    "damage": (None, _always, run_damage),
+    "heal": (choice_heal, lambda g, p, s, a: bool(g.damage[p]), run_heal),
+    "level": (None, lambda g, p, s, a: any(g.level[q] < 10 for q in _players(g, p, a.player)),
+              run_level),
+    "size": (None, _always, run_size),
+    "trash": (_target_choice, _has_targets, run_trash),
+    "return_to_hand": (_target_choice, _has_targets, _to_zone(K.Z_HAND, False, "return_to_hand")),
+    "to_deck_bottom": (_target_choice, _has_targets, _to_zone(K.Z_DECK, True, "to_deck_bottom")),
+    "salvage": (_target_choice, _has_targets, _to_zone(K.Z_HAND, False, "salvage")),
+    "search": (choice_search, possible_search, run_search),
+    "modify": (_target_choice, _has_targets, run_modify),
+    "grant": (_target_choice, _has_targets, run_grant),
+    "prohibit": (_target_choice, _has_targets, run_prohibit),
+    "move": (choice_move, possible_move, run_move),
+}
+
+
+def possible(g, p, self_iid, a) -> bool:
+    from .match import condition
+    if a.condition is not None and not condition(g, p, self_iid, a.condition):
+        return False
+    return VERBS[a.verb][1](g, p, self_iid, a)
+
+
+def cost_payable(g, p, self_iid, a) -> bool:
+    """A cost must be paid in full, unlike an effect (which does what it can)."""
+    if a.verb == "discard":
+        return len(g.hand[p]) >= value(g, p, self_iid, a.amount)
+    if a.verb == "damage":
+        return len(g.deck[p]) >= value(g, p, self_iid, a.amount)
+    sel = a.target
+    if sel is None:
+        return True
+    n = 1 if sel.ref is not None else max(1, sel.n)
+    return len(select(g, p, self_iid, sel)) >= n

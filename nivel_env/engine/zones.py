@@ -1,0 +1,169 @@
+"""Moving cards between zones, and the automatic effects those moves cause.
+
+Every move goes through ``put``/``take`` so that ``where`` and ``stamp`` are always
+right: a card that moved is a new object for the rules (8.1.3.2.1), which the
+engine checks by comparing stamps, and modifiers on it end (they are pruned here).
+"""
+from __future__ import annotations
+
+from ..cards import model as m
+from . import const as K
+from .match import gates_ok
+from .stats import ensure
+
+
+def take(g, iid: int) -> None:
+    """Remove a card from wherever it is."""
+    w = g.where[iid]
+    z, lane, p = w >> 2, w & 3, iid // K.PER
+    if z == K.Z_UNIT:
+        g.unit[p * 3 + lane] = -1
+    elif z == K.Z_ITEM:
+        g.items[p * 3 + lane].remove(iid)
+    elif z == K.Z_DECK:
+        g.deck[p].remove(iid)
+    elif z == K.Z_HAND:
+        g.hand[p].remove(iid)
+    elif z == K.Z_TRASH:
+        g.trash[p].remove(iid)
+    elif z == K.Z_DAMAGE:
+        g.damage[p].remove(iid)
+    elif z == K.Z_SKILL:
+        g.skill[p].remove(iid)
+
+
+def put(g, iid: int, zone: int, lane: int = 3, bottom: bool = False) -> None:
+    """Place a card (already taken) into a zone of its owner (4.2.2)."""
+    p = iid // K.PER
+    if zone == K.Z_UNIT:
+        g.unit[p * 3 + lane] = iid
+    elif zone == K.Z_ITEM:
+        g.items[p * 3 + lane].append(iid)
+    elif zone == K.Z_DECK:
+        if bottom:
+            g.deck[p].insert(0, iid)          # the top of the deck is the end of the list
+        else:
+            g.deck[p].append(iid)
+    elif zone == K.Z_HAND:
+        g.hand[p].append(iid)
+    elif zone == K.Z_TRASH:
+        g.trash[p].append(iid)
+    elif zone == K.Z_DAMAGE:
+        g.damage[p].append(iid)
+    elif zone == K.Z_SKILL:
+        g.skill[p].append(iid)
+    g.where[iid] = zone * 4 + lane
+    g.stamp[iid] += 1
+    if g.mods:
+        g.mods = [md for md in g.mods if md[1] != iid or md[0] == K.M_SIZE]
+    g.dirty = True
+
+
+def move(g, iid: int, zone: int, lane: int = 3, bottom: bool = False) -> None:
+    take(g, iid)
+    put(g, iid, zone, lane, bottom)
+
+
+def draw(g, p: int, n: int) -> int:
+    """Draw n cards (4.4.3); an empty deck when a draw is due loses (1.2.2.4)."""
+    done = 0
+    for _ in range(n):
+        if not g.deck[p]:
+            g.lost[p] = True
+            g.log.append({"type": "deck_out", "player": p})
+            break
+        iid = g.deck[p].pop()
+        g.hand[p].append(iid)
+        g.where[iid] = K.Z_HAND * 4 + 3
+        g.stamp[iid] += 1
+        done += 1
+    if done:
+        g.log.append({"type": "draw", "player": p, "count": done})
+    return done
+
+
+def queue(g, cls: int, p: int, kind: int, self_iid: int, arg=0, arg2=0) -> None:
+    g.pend.append((cls, p, kind, self_iid, g.stamp[self_iid], arg, arg2))
+
+
+def unit_abilities(g, iid: int):
+    """(ability, source card) pairs a unit has: its own, then its items' (8.6.1)."""
+    c = g.card(iid)
+    out = [(a, iid) for a in c.abilities]
+    w = g.where[iid]
+    if w >> 2 == K.Z_UNIT:
+        for it in g.items[(iid // K.PER) * 3 + (w & 3)]:
+            out.extend((a, it) for a in g.card(it).abilities)
+    return out
+
+
+def trigger_timing(g, iid: int, timing: str) -> None:
+    """Queue a unit's automatic abilities of one timing (their gates checked now)."""
+    p = iid // K.PER
+    for a, _src in unit_abilities(g, iid):
+        if a.when == timing and (not a.gates or gates_ok(g, p, iid, a.gates)):
+            queue(g, K.AUTO, p, K.K_ABILITY, iid, a.key)
+
+
+def place_unit(g, iid: int, lane: int) -> None:
+    """A unit card enters a unit zone (3.5.3): Entry (10.1.2.2) and Credit (10.2.6.4.3)."""
+    move(g, iid, K.Z_UNIT, lane)
+    g.log.append({"type": "place", "card": g.card(iid).id, "iid": iid, "player": iid // K.PER,
+                  "lane": lane})
+    trigger_timing(g, iid, m.ENTRY)
+    p = iid // K.PER
+    for k in g.card(iid).subkeywords:
+        if k.name == "Credit" and (not k.gates or gates_ok(g, p, iid, k.gates)):
+            queue(g, K.CONT, p, K.K_CREDIT_DRAW, iid, k.n)
+
+
+def trash_from_field(g, iid: int, by_effect: bool, by_battle: bool = False,
+                     other: int = -1, upgrade: bool = False) -> None:
+    """Trash a unit, item or skill from the field.
+
+    A unit's items go first, not by effect (3.5.6.1).  A unit trashed by battle
+    or effect fires Exit (10.1.7.2; not for an upgrade, 10.1.7.2.2) and its
+    Exit sub-keywords; Credit discards on any trash from the field (10.2.6.4.4).
+    """
+    w = g.where[iid]
+    z = w >> 2
+    p = iid // K.PER
+    if z == K.Z_UNIT:
+        s = p * 3 + (w & 3)
+        exits = []
+        if by_effect or by_battle:
+            exits = [a for a, _src in unit_abilities(g, iid)
+                     if a.when == m.EXIT and (not a.gates or gates_ok(g, p, iid, a.gates))]
+        ensure(g)
+        subs = list(g.kws[s])
+        for it in list(g.items[s]):
+            move(g, it, K.Z_TRASH)
+            g.log.append({"type": "trash", "card": g.card(it).id, "iid": it, "player": p,
+                          "reason": "rule"})
+        move(g, iid, K.Z_TRASH)
+        reason = "battle" if by_battle else "effect" if by_effect else "upgrade" if upgrade else "rule"
+        g.log.append({"type": "trash", "card": g.card(iid).id, "iid": iid, "player": p,
+                      "reason": reason})
+        for a in exits:                                  # 10.1.7.2.1: resolves from the trash
+            queue(g, K.AUTO, p, K.K_ABILITY, iid, a.key)
+        for k in subs:
+            if k.name == "Return" and (by_battle or by_effect):         # 10.2.5.3.2
+                queue(g, K.AUTO, p, K.K_RETURN, iid)
+            elif k.name == "Mutual Destruction" and by_battle and other >= 0:   # 10.2.5.2.2
+                queue(g, K.AUTO, p, K.K_MUTUAL, iid, other, g.stamp[other])
+            elif k.name == "Credit":                                      # 10.2.6.4.4
+                queue(g, K.CONT, p, K.K_CREDIT_DISCARD, iid, k.n)
+    elif z in (K.Z_ITEM, K.Z_SKILL):
+        move(g, iid, K.Z_TRASH)
+        g.log.append({"type": "trash", "card": g.card(iid).id, "iid": iid, "player": p,
+                      "reason": "effect" if by_effect else "rule"})
+
+
+def leave_field(g, iid: int, zone: int, bottom: bool = False) -> None:
+    """A unit/item/skill goes to hand or deck; a unit's items are trashed (3.5.6.1)."""
+    w = g.where[iid]
+    p = iid // K.PER
+    if w >> 2 == K.Z_UNIT:
+        for it in list(g.items[p * 3 + (w & 3)]):
+            move(g, it, K.Z_TRASH)
+    move(g, iid, zone, bottom=bottom)
