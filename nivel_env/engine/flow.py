@@ -191,21 +191,21 @@ def rule_processing(g) -> None:
         return
     if g.dirty:
         ensure(g)
-        in_effect = bool(g.stack) and g.stack[-1][0] in (K.T_FRAME, K.T_DAMAGE, K.T_DAMAGE_CHECK)
         zero = [g.unit[s] for s in range(6) if g.unit[s] >= 0 and g.pw[s] == 0]
         for iid in zero:                                           # 1.3.7.3
             g.log.append({"type": "power_zero", "card": g.card(iid).id, "iid": iid})
             trash_from_field(g, iid, by_effect=True)
-        if not in_effect:
-            _check_equips(g)
         if zero:
             ensure(g)
-    if not (g.stack and g.stack[-1][0] in (K.T_DAMAGE, K.T_DAMAGE_CHECK, K.T_FRAME)):
-        for p in (0, 1):                                           # 9.2.1.2
-            if len(g.damage[p]) >= 10:
-                g.lost[p] = True
-        if g.lost[0] or g.lost[1]:
-            finish(g)
+    stack = g.stack
+    if stack and stack[-1][0] in (K.T_FRAME, K.T_DAMAGE, K.T_DAMAGE_CHECK):
+        return                                      # effect or damage processing goes on
+    _check_equips(g)                                               # 8.6.2
+    for p in (0, 1):                                               # 9.2.1.2
+        if len(g.damage[p]) >= 10:
+            g.lost[p] = True
+    if g.lost[0] or g.lost[1]:
+        finish(g)
 
 
 def _check_equips(g) -> None:
@@ -213,6 +213,7 @@ def _check_equips(g) -> None:
     for s in range(6):
         if not g.items[s]:
             continue
+        ensure(g)
         u = g.unit[s]
         for it in list(g.items[s]):
             cond = g.card(it).equip

@@ -1,0 +1,69 @@
+"""Command line: ``python -m nivel_env COMMAND``.
+
+``demo``  plays a seeded game between two bundled decks and prints it as text.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def _demo(args) -> int:
+    from .cards import DeckError, list_decks, load_deck
+    from .engine import RuleConfig, new_game
+    from .engine.rng import next_u64, seed_state
+
+    decks = args.decks or list_decks()[:2]
+    if len(decks) != 2:
+        print("demo: give exactly two decks (--decks A B)", file=sys.stderr)
+        return 2
+    try:
+        d0, d1 = load_deck(decks[0]), load_deck(decks[1])
+    except DeckError as e:
+        print(f"demo: {e}", file=sys.stderr)
+        return 2
+    g = new_game(d0, d1, seed=args.seed, config=RuleConfig(max_turns=args.max_turns))
+    print(f"Nivel Arena demo: {d0.name} (player 0) vs {d1.name} (player 1), seed {args.seed}")
+    print(f"player {g.first} goes first; moves are chosen at random from the legal actions\n")
+    # the demo's own chooser: seeded like the game, independent of the game's generator
+    state = seed_state(args.seed ^ 0x5EED)
+    seen = len(g.events)
+    last_turn = 0
+    while not g.is_terminal():
+        if g.turn != last_turn and g.decision.kind == "main":
+            last_turn = g.turn
+            print(f"\n{'=' * 72}\n{g.render()}\n")
+        legal = g.legal_actions()
+        state, r = next_u64(state)
+        a = legal[r % len(legal)]
+        print(f"  P{g.current_player} {g.decision.kind:>8}: {g.action_name(a)}")
+        g.apply_action(a)
+        if args.verbose:
+            for e in g.events[seen:]:
+                print(f"      . {e}")
+        seen = len(g.events)
+    print(f"\n{'=' * 72}\n{g.render()}")
+    r = g.returns()
+    winner = "draw" if r == (0, 0) else f"player {0 if r[0] > 0 else 1} wins"
+    print(f"\nResult: {winner} after {g.turn} turns, {len(g.events)} events")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m nivel_env",
+                                     description="Nivel Arena rules engine and environment")
+    sub = parser.add_subparsers(dest="command", required=True)
+    demo = sub.add_parser("demo", help="play a seeded game between two bundled decks as text")
+    demo.add_argument("--seed", type=int, default=7)
+    demo.add_argument("--decks", nargs=2, metavar=("DECK0", "DECK1"),
+                      help="bundled deck names or deck files (default: the first two bundled)")
+    demo.add_argument("--max-turns", type=int, default=200)
+    demo.add_argument("-v", "--verbose", action="store_true", help="print every engine event")
+    args = parser.parse_args(argv)
+    if args.command == "demo":
+        return _demo(args)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

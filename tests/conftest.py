@@ -1,0 +1,54 @@
+import pytest
+
+from nivel_env.cards import load_card_db, load_deck
+from nivel_env.engine import actions as A
+from nivel_env.engine.scenario import build
+
+
+@pytest.fixture(scope="session")
+def db():
+    return load_card_db()
+
+
+@pytest.fixture(scope="session")
+def decks(db):
+    return load_deck("test-blaze", db), load_deck("test-tide", db)
+
+
+def P(leader="T-L01", **kw):
+    return {"leader": leader, "deck": kw.pop("deck", ["T-002"] * 10), **kw}
+
+
+def make(db, p0=None, p1=None, **top):
+    return build({"players": [p0 or P(), p1 or P("T-L02")], **top}, db)
+
+
+def names(g):
+    return {g.action_name(a): a for a in g.legal_actions()}
+
+
+def do(g, text):
+    """Apply the one legal action whose name contains ``text``."""
+    hits = [a for a in g.legal_actions() if text in g.action_name(a)]
+    assert len(hits) == 1, f"{text!r} matches {[g.action_name(a) for a in hits]} of " \
+                           f"{[g.action_name(a) for a in g.legal_actions()]}"
+    g.apply_action(hits[0])
+    return g
+
+
+def unit(g, p, lane):
+    iid = g.unit[p * 3 + lane]
+    return g.card(iid).id if iid >= 0 else None
+
+
+def power(g, p, lane):
+    from nivel_env.engine.stats import ensure
+    ensure(g)
+    return g.pw[p * 3 + lane]
+
+
+def to_attack(g):
+    return do(g, "end main phase")
+
+
+__all__ = ["A", "P", "make", "names", "do", "unit", "power", "to_attack"]

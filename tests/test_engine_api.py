@@ -1,0 +1,160 @@
+"""Public API: determinism, clone, serialisation, illegal actions, random play."""
+import json
+import pickle
+import random
+
+import pytest
+
+from nivel_env.engine import Game, IllegalActionError, N_ACTIONS, RuleConfig, new_game
+from nivel_env.engine import actions as A
+
+
+def play_random(g, seed, limit=100000):
+    r = random.Random(seed)
+    trace = []
+    while not g.is_terminal() and len(trace) < limit:
+        a = r.choice(g.legal_actions())
+        trace.append(a)
+        g.apply_action(a)
+    return trace
+
+
+def test_random_games_finish(decks):
+    results = {}
+    for seed in range(150):
+        g = new_game(*decks, seed=seed)
+        play_random(g, seed)
+        assert g.is_terminal()
+        r = g.returns()
+        assert r in ((1, -1), (-1, 1), (0, 0))
+        assert g.current_player is None and g.legal_actions() == []
+        results[r] = results.get(r, 0) + 1
+    assert len(results) >= 2          # both seats win sometimes
+
+
+def test_same_seed_same_game(decks):
+    a, b = new_game(*decks, seed=11), new_game(*decks, seed=11)
+    ta, tb = play_random(a, 3), play_random(b, 3)
+    assert ta == tb and a.events == b.events and a.to_dict() == b.to_dict()
+
+
+def test_different_seeds_differ(decks):
+    hands = {tuple(new_game(*decks, seed=s).hand[0]) for s in range(10)}
+    assert len(hands) > 5
+
+
+def test_legal_actions_sorted_and_in_range(decks):
+    g = new_game(*decks, seed=5)
+    r = random.Random(5)
+    while not g.is_terminal():
+        la = g.legal_actions()
+        assert la == sorted(set(la)) and la and all(0 <= a < N_ACTIONS for a in la)
+        g.apply_action(r.choice(la))
+
+
+def test_illegal_action_leaves_state_unchanged(decks):
+    g = new_game(*decks, seed=2)
+    r = random.Random(2)
+    for _ in range(60):
+        before = g.to_dict()
+        legal = set(g.legal_actions())
+        bad = next(a for a in range(N_ACTIONS) if a not in legal)
+        with pytest.raises(IllegalActionError) as e:
+            g.apply_action(bad)
+        assert str(bad) in str(e.value)
+        assert g.to_dict() == before
+        g.apply_action(r.choice(sorted(legal)))
+        if g.is_terminal():
+            break
+    with pytest.raises(IllegalActionError):
+        g.apply_action(N_ACTIONS + 5)
+
+
+def test_clone_is_independent(decks):
+    g = new_game(*decks, seed=4)
+    play_random(g, 4, limit=40)
+    c = g.clone()
+    snap = g.to_dict()
+    play_random(c, 9)
+    assert g.to_dict() == snap
+    assert c.to_dict() != snap
+
+
+def test_clone_continues_identically(decks):
+    g = new_game(*decks, seed=8)
+    play_random(g, 8, limit=50)
+    c = g.clone()
+    assert play_random(g, 1) == play_random(c, 1)
+    assert g.events == c.events
+
+
+def test_to_dict_round_trip_mid_game(decks):
+    g = new_game(*decks, seed=6)
+    play_random(g, 6, limit=70)
+    d = json.loads(json.dumps(g.to_dict()))
+    h = Game.from_dict(d)
+    assert h.to_dict() == g.to_dict()
+    assert h.legal_actions() == g.legal_actions()
+    assert play_random(h, 2) == play_random(g, 2)
+    assert h.events == g.events
+
+
+def test_pickle_round_trip(decks):
+    g = new_game(*decks, seed=12)
+    play_random(g, 12, limit=30)
+    h = pickle.loads(pickle.dumps(g))
+    assert h.to_dict() == g.to_dict()
+    assert play_random(h, 5) == play_random(g, 5)
+
+
+def test_events_are_json(decks):
+    g = new_game(*decks, seed=1)
+    play_random(g, 1)
+    json.dumps(g.events)
+    kinds = {e["type"] for e in g.events}
+    assert {"turn", "draw", "place", "attack", "game_over"} <= kinds
+
+
+def test_max_turns_truncates_as_draw(decks):
+    g = new_game(*decks, seed=3, config=RuleConfig(max_turns=2))
+    play_random(g, 3)
+    assert g.is_terminal()
+    if g.truncated:
+        assert g.returns() == (0, 0)
+
+
+def test_surrender(decks):
+    g = new_game(*decks, seed=3)
+    g.surrender(1)
+    assert g.returns() == (1, -1) and g.is_terminal()
+    g = new_game(*decks, seed=3, config=RuleConfig(surrender_action=True))
+    assert A.SURRENDER in g.legal_actions()
+    p = g.current_player
+    g.apply_action(A.SURRENDER)
+    assert g.returns()[p] == -1
+
+
+def test_render_and_names(decks):
+    g = new_game(*decks, seed=0)
+    text = g.render()
+    assert "Blaze Captain" in text and "Tide Warden" in text
+    hidden = g.render(perspective=0)
+    opp = g.card(g.hand[1][0]).name
+    assert "hand:" in hidden
+    for a in range(N_ACTIONS):
+        assert isinstance(g.action_name(a), str)
+    assert g.decision.kind == "mulligan"
+
+
+def test_engine_never_imports_rl_libraries():
+    import subprocess
+    import sys
+    code = ("import sys, nivel_env.engine, nivel_env.cards;"
+            "bad=[m for m in sys.modules if m.split('.')[0] in ('gymnasium','pettingzoo')];"
+            "assert not bad, bad")
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_new_game_rejects_bad_input(decks):
+    with pytest.raises(TypeError, match="deck_0"):
+        new_game("test-blaze", decks[1])
