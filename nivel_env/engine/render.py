@@ -39,6 +39,8 @@ def action_name(g, a: int) -> str:
         return "surrender"
     if a == A.YES:
         return "yes"
+    if a < A.PLAY and a not in (A.PASS,):
+        return "reserved"
     if a == A.PASS:
         return {K.D_GUARDIAN: "no guardian", K.D_DEFENSE: "no defense", K.D_YESNO: "no",
                 K.D_PICK: "done choosing"}.get(kind, "pass")
