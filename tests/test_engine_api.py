@@ -158,3 +158,47 @@ def test_engine_never_imports_rl_libraries():
 def test_new_game_rejects_bad_input(decks):
     with pytest.raises(TypeError, match="deck_0"):
         new_game("test-blaze", decks[1])
+
+
+def test_determinism_across_processes():
+    import hashlib
+    import subprocess
+    import sys
+    code = ("import json,random,hashlib;from nivel_env.cards import load_deck;"
+            "from nivel_env.engine import new_game;"
+            "g=new_game(load_deck('test-blaze'),load_deck('test-tide'),seed=21);r=random.Random(4)\n"
+            "while not g.is_terminal(): g.apply_action(r.choice(g.legal_actions()))\n"
+            "print(hashlib.sha256(json.dumps(g.to_dict(),sort_keys=True).encode()).hexdigest())")
+    outs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                           env={**__import__("os").environ, "PYTHONHASHSEED": h}).stdout
+            for h in ("0", "1", "12345")}
+    assert len(outs) == 1
+
+
+def test_scenario_errors_name_the_field(db):
+    from nivel_env.engine import ScenarioError
+    from nivel_env.engine.scenario import build
+    ok = {"leader": "T-L01"}
+    cases = [
+        ({"players": [ok]}, "players"),
+        ({"players": [ok, {"leader": "T-001"}]}, "players[1].leader"),
+        ({"players": [{**ok, "hand": ["NOPE"]}, ok]}, "players[0].hand[0]"),
+        ({"players": [{**ok, "units": [{"card": "T-017"}]}, ok]}, "players[0].units[0]"),
+        ({"players": [{**ok, "level": 11}, ok]}, "players[0].level"),
+        ({"players": [ok, ok], "phase": "draw"}, "phase"),
+        ({"players": [ok, ok], "config": {"nope": 1}}, "config"),
+        ({"players": [{**ok, "deck": ["T-001"] * 41}, ok]}, "players[0].deck[40]"),
+        ({"players": [ok, ok], "extra": 1}, "extra"),
+    ]
+    for d, field in cases:
+        with pytest.raises(ScenarioError, match=field.replace("[", r"\[").replace("]", r"\]")):
+            build(d, db)
+
+
+def test_scenario_from_yaml_file(db, tmp_path):
+    from nivel_env.engine.scenario import load_scenario
+    p = tmp_path / "s.yaml"
+    p.write_text("players:\n  - {leader: T-L01, hand: [T-001], deck: [T-002, T-003]}\n"
+                 "  - {leader: T-L02, units: [T-021]}\n")
+    g = load_scenario(p)
+    assert g.decision.kind == "main" and g.card(g.deck[0][-1]).id == "T-002"
