@@ -57,8 +57,11 @@ class CardDB:
                 c, index=i, abilities=tuple(map(keyed, c.abilities)),
                 subkeywords=tuple(map(kw, c.subkeywords)), trigger_ability=trig,
                 effect=keyed(c.effect) if c.effect is not None else None, back=back)
-            c = dataclasses.replace(c, keywords=keyword_set(c), text=render_card_text(c),
-                                    text_ko=render_card_text(c, "ko"))
+            c = dataclasses.replace(
+                c, keywords=keyword_set(c), text=render_card_text(c),
+                text_ko=render_card_text(c, "ko"),
+                activated=tuple(a for a in c.abilities if a.when in m.ACTIVATED),
+                passives=tuple(a for a in c.abilities if a.when == m.PASSIVE))
             built.append(c)
         self.cards: tuple[m.Card, ...] = tuple(built)
         self.abilities: tuple[m.Ability, ...] = tuple(abilities)

@@ -232,6 +232,8 @@ class Card:
     text: str = ""
     text_ko: str = ""
     index: int = -1
+    activated: tuple = ()         # abilities that are Active: Main / Attack (precomputed)
+    passives: tuple = ()          # abilities that are Passive (precomputed)
     source: str = ""              # file the card was read from
     raw: dict = field(default_factory=dict, compare=False, hash=False)
 

@@ -210,6 +210,9 @@ def rule_processing(g) -> None:
 
 def _check_equips(g) -> None:
     """8.6.2: an item whose unit no longer meets its equip condition is trashed."""
+    items = g.items
+    if not (items[0] or items[1] or items[2] or items[3] or items[4] or items[5]):
+        return
     for s in range(6):
         if not g.items[s]:
             continue

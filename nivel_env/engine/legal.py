@@ -10,7 +10,7 @@ from .flow import mulligan, run
 from .match import condition, gates_ok, matches
 from .stats import ensure
 from .verbs import cost_payable, possible
-from .zones import move, place_unit, trash_from_field, unit_abilities
+from .zones import move, place_unit, trash_from_field
 
 
 # ----------------------------------------------------------------- queries
@@ -35,10 +35,14 @@ def activated_list(g, p: int, source: int) -> list:
     if source == 0:
         leader = p * K.PER
         return [(a, leader, leader) for a in g.leader_face(p).abilities if a.when in m.ACTIVATED]
-    iid = g.unit[p * 3 + source - 1]
+    s = p * 3 + source - 1
+    iid = g.unit[s]
     if iid < 0:
         return []
-    return [(a, src, iid) for a, src in unit_abilities(g, iid) if a.when in m.ACTIVATED]
+    out = [(a, iid, iid) for a in g.card(iid).activated]
+    for it in g.items[s]:                                       # 8.6.1: granted by items
+        out.extend((a, it, iid) for a in g.card(it).activated)
+    return out
 
 
 def usable(g, p: int, ab, src: int, self_iid: int, timing: str) -> bool:

@@ -30,15 +30,13 @@ def refresh(g) -> None:
         pw[s], ht[s], na[s] = c.power, c.hit, 1
         p = s // 3
         ks = [k for k in c.subkeywords if not k.gates or gates_ok(g, p, iid, k.gates)]
-        for a in c.abilities:
-            if a.when == m.PASSIVE:
-                statics.append((p, iid, a))
+        for a in c.passives:
+            statics.append((p, iid, a))
         for it in g.items[s]:                                               # 8.6.1
             ic = cards[defs[it]]
             ks.extend(k for k in ic.subkeywords if not k.gates or gates_ok(g, p, iid, k.gates))
-            for a in ic.abilities:
-                if a.when == m.PASSIVE:
-                    statics.append((p, iid, a))
+            for a in ic.passives:
+                statics.append((p, iid, a))
         kws[s] = tuple(ks)
     for p in (0, 1):                                                        # 10.1.3.2
         for a in g.leader_face(p).abilities:
