@@ -10,8 +10,8 @@ from ..cards import model as m
 from . import const as K
 
 
-def card_matches_static(card: m.Card, f: m.Filter) -> bool:
-    """Filter test on printed values only (deck building, cards outside play)."""
+def _printed_part(card: m.Card, f: m.Filter) -> bool:
+    """The tests that only read printed information."""
     if f.types and card.type not in f.types:
         return False
     if f.attributes and card.attribute not in f.attributes:
@@ -22,23 +22,37 @@ def card_matches_static(card: m.Card, f: m.Filter) -> bool:
         return False
     if f.cost_max is not None and card.cost > f.cost_max:
         return False
-    if f.power_min is not None and (card.type != m.UNIT or card.power < f.power_min):
-        return False
-    if f.power_max is not None and (card.type != m.UNIT or card.power > f.power_max):
-        return False
-    if f.hit_min is not None and (card.type != m.UNIT or card.hit < f.hit_min):
-        return False
-    if f.hit_max is not None and (card.type != m.UNIT or card.hit > f.hit_max):
-        return False
-    if f.keyword is not None and f.keyword not in card.keywords:
-        return False
-    if f.has_item is not None and f.has_item:
-        return False
     if f.has_trigger is not None and card.has_trigger != f.has_trigger:
         return False
     if f.ids and card.id not in f.ids:
         return False
     return True
+
+
+def _state_part(f: m.Filter, is_unit: bool, pw: int, ht: int, names, has_item: bool) -> bool:
+    """The tests of values that effects change (power, hit, keywords, items)."""
+    if (f.power_min is not None or f.power_max is not None or f.hit_min is not None
+            or f.hit_max is not None) and not is_unit:
+        return False
+    if f.power_min is not None and pw < f.power_min:
+        return False
+    if f.power_max is not None and pw > f.power_max:
+        return False
+    if f.hit_min is not None and ht < f.hit_min:
+        return False
+    if f.hit_max is not None and ht > f.hit_max:
+        return False
+    if f.keyword is not None and f.keyword not in names:
+        return False
+    if f.has_item is not None and has_item != f.has_item:
+        return False
+    return True
+
+
+def card_matches_static(card: m.Card, f: m.Filter) -> bool:
+    """Filter test on printed values only (deck building, cards outside play)."""
+    return _printed_part(card, f) and _state_part(
+        f, card.type == m.UNIT, card.power, card.hit, card.keywords, False)
 
 
 def matches(g, iid: int, f: m.Filter) -> bool:
@@ -49,36 +63,13 @@ def matches(g, iid: int, f: m.Filter) -> bool:
     w = g.where[iid]
     if w >> 2 != K.Z_UNIT:
         return card_matches_static(card, f)
+    if not _printed_part(card, f):
+        return False
     slot = (iid // K.PER) * 3 + (w & 3)
-    if f.types and card.type not in f.types:
-        return False
-    if f.attributes and card.attribute not in f.attributes:
-        return False
-    if f.affiliations and not any(a in card.affiliations for a in f.affiliations):
-        return False
-    if f.cost_min is not None and card.cost < f.cost_min:
-        return False
-    if f.cost_max is not None and card.cost > f.cost_max:
-        return False
-    pw, ht = g.pw[slot], g.ht[slot]
-    if f.power_min is not None and pw < f.power_min:
-        return False
-    if f.power_max is not None and pw > f.power_max:
-        return False
-    if f.hit_min is not None and ht < f.hit_min:
-        return False
-    if f.hit_max is not None and ht > f.hit_max:
-        return False
-    if f.keyword is not None and f.keyword not in card.keywords and \
-            not any(k.name == f.keyword for k in g.kws[slot]):
-        return False
-    if f.has_item is not None and bool(g.items[slot]) != f.has_item:
-        return False
-    if f.has_trigger is not None and card.has_trigger != f.has_trigger:
-        return False
-    if f.ids and card.id not in f.ids:
-        return False
-    return True
+    names = card.keywords
+    if f.keyword is not None and f.keyword not in names:
+        names = names | {k.name for k in g.kws[slot]}
+    return _state_part(f, True, g.pw[slot], g.ht[slot], names, bool(g.items[slot]))
 
 
 def unit_slot(g, iid: int) -> int:

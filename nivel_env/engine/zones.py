@@ -12,6 +12,12 @@ from .match import gates_ok
 from .stats import ensure
 
 
+def _pile(g, zone: int, p: int) -> list | None:
+    """The list holding a player's cards of a zone without lanes."""
+    return (g.deck[p], g.hand[p], None, None, g.skill[p], g.trash[p], g.damage[p])[zone] \
+        if 0 <= zone <= K.Z_DAMAGE else None
+
+
 def take(g, iid: int) -> None:
     """Remove a card from wherever it is."""
     w = g.where[iid]
@@ -20,16 +26,10 @@ def take(g, iid: int) -> None:
         g.unit[p * 3 + lane] = -1
     elif z == K.Z_ITEM:
         g.items[p * 3 + lane].remove(iid)
-    elif z == K.Z_DECK:
-        g.deck[p].remove(iid)
-    elif z == K.Z_HAND:
-        g.hand[p].remove(iid)
-    elif z == K.Z_TRASH:
-        g.trash[p].remove(iid)
-    elif z == K.Z_DAMAGE:
-        g.damage[p].remove(iid)
-    elif z == K.Z_SKILL:
-        g.skill[p].remove(iid)
+    else:
+        pile = _pile(g, z, p)
+        if pile is not None:
+            pile.remove(iid)
 
 
 def put(g, iid: int, zone: int, lane: int = 3, bottom: bool = False) -> None:
@@ -39,19 +39,10 @@ def put(g, iid: int, zone: int, lane: int = 3, bottom: bool = False) -> None:
         g.unit[p * 3 + lane] = iid
     elif zone == K.Z_ITEM:
         g.items[p * 3 + lane].append(iid)
-    elif zone == K.Z_DECK:
-        if bottom:
-            g.deck[p].insert(0, iid)          # the top of the deck is the end of the list
-        else:
-            g.deck[p].append(iid)
-    elif zone == K.Z_HAND:
-        g.hand[p].append(iid)
-    elif zone == K.Z_TRASH:
-        g.trash[p].append(iid)
-    elif zone == K.Z_DAMAGE:
-        g.damage[p].append(iid)
-    elif zone == K.Z_SKILL:
-        g.skill[p].append(iid)
+    elif zone == K.Z_DECK and bottom:
+        g.deck[p].insert(0, iid)              # the top of the deck is the end of the list
+    else:
+        _pile(g, zone, p).append(iid)
     g.where[iid] = zone * 4 + lane
     g.stamp[iid] += 1
     if g.mods:
