@@ -202,3 +202,16 @@ def test_scenario_from_yaml_file(db, tmp_path):
                  "  - {leader: T-L02, units: [T-021]}\n")
     g = load_scenario(p)
     assert g.decision.kind == "main" and g.card(g.deck[0][-1]).id == "T-002"
+
+
+def test_random_agent_obeys_mask_and_evaluate_wilson():
+    import numpy as np
+    from agents import RandomAgent
+    from evaluate import wilson
+    mask = np.zeros(N_ACTIONS, dtype=np.int8)
+    mask[[3, 9, 200]] = 1
+    agent = RandomAgent(0)
+    assert {agent.act(None, mask) for _ in range(100)} == {3, 9, 200}
+    lo, hi = wilson(50, 100)                       # hand computed: 0.5 +- 0.0962
+    assert abs(lo - 0.4038) < 1e-3 and abs(hi - 0.5962) < 1e-3
+    assert wilson(0, 0) == (0.0, 1.0)

@@ -1,0 +1,29 @@
+"""Players: anything with ``act(observation, action_mask) -> int`` (and optional ``reset()``)."""
+from __future__ import annotations
+
+from typing import Protocol
+
+import numpy as np
+
+
+class Agent(Protocol):
+    def act(self, observation, action_mask) -> int: ...
+
+
+class RandomAgent:
+    """Uniform over the legal actions; seeded, so a run can be repeated."""
+
+    def __init__(self, seed: int | None = None):
+        self.rng = np.random.default_rng(seed)
+
+    def reset(self) -> None:
+        pass
+
+    def act(self, observation, action_mask) -> int:
+        legal = np.flatnonzero(np.asarray(action_mask))
+        if legal.size == 0:
+            raise ValueError("RandomAgent.act: the action mask has no legal action")
+        return int(legal[self.rng.integers(legal.size)])
+
+
+__all__ = ["Agent", "RandomAgent"]
