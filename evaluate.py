@@ -45,7 +45,7 @@ def main(argv=None) -> None:
     args = ap.parse_args(argv)
     a, b = load_deck(args.decks[0]), load_deck(args.decks[1])
     agents = [RandomAgent(args.seed), RandomAgent(args.seed + 1)]
-    score_a = first_wins = draws = 0.0
+    score_a = draws = 0.0
     n = 0
     for i in range(args.games):
         seed = args.seed * 1_000_003 + i

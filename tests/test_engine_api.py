@@ -139,7 +139,7 @@ def test_render_and_names(decks):
     text = g.render()
     assert "Blaze Captain" in text and "Tide Warden" in text
     hidden = g.render(perspective=0)
-    opp = g.card(g.hand[1][0]).name
+    g.card(g.hand[1][0]).name
     assert "hand:" in hidden
     for a in range(N_ACTIONS):
         assert isinstance(g.action_name(a), str)
@@ -161,7 +161,6 @@ def test_new_game_rejects_bad_input(decks):
 
 
 def test_determinism_across_processes():
-    import hashlib
     import subprocess
     import sys
     code = ("import json,random,hashlib;from nivel_env.cards import load_deck;"

@@ -91,7 +91,7 @@ def test_10_2_3_3_plunder_draws_on_battle_win(db):
 
 def test_10_2_3_4_breakthrough_all_and_infiltrate(db):
     g = make(db, P(units=["T-004"]), P(OPP, units=["T-021", "T-022"], hand=["T-001"]))
-    g2 = g.clone()
+    g.clone()
     hand = len(g.hand[0])
     do(g, "end main")
     do(g, "attack with Gale Runner")

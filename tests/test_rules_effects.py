@@ -80,8 +80,7 @@ def test_10_2_6_4_credit_draw_and_discard(db):
 
 
 def test_10_2_6_1_awakening_flips_leader(db):
-    g = make(db, P(units=["T-002"]), P(OPP, level=6), turn_player=1, level=None) \
-        if False else make(db, P(level=5, units=["T-002"]), P(OPP), turn_player=1)
+    g = make(db, P(level=5, units=["T-002"]), P(OPP), turn_player=1)
     assert power(g, 0, 0) == 3
     end_turn(g)                                                        # p0 levels up to 6
     assert g.level[0] == 6 and g.awake[0]
@@ -187,17 +186,14 @@ def test_search_and_return_to_hand(db):
 
 
 def test_8_1_3_2_1_effect_of_a_moved_card_does_not_resolve(db):
-    # Cinder Phoenix (Exit + Return) and Flame Lancer's Pierce trigger together when both
-    # battle... simpler: two Entry effects wait; the first returns the second's unit to hand.
-    g = make(db, P(units=["T-002"]), P(OPP, units=["T-022"], hand=[]))
-    g2 = g.clone()
+    # a Pierce waiting for a unit that has since gone back to hand does nothing
     from nivel_env.engine import const as K
-    # queue an Attacker effect for a unit, then move the unit before it resolves
+    from nivel_env.engine.effects import resolve_entry
+    from nivel_env.engine.zones import move
+    g = make(db, P(units=["T-002"]), P(OPP, units=["T-022"], hand=[]))
     iid = g.unit[0]
-    from nivel_env.engine.zones import queue, move
     g.pend.append((K.AUTO, 0, K.K_PIERCE, iid, g.stamp[iid], 1, 0))
     move(g, iid, K.Z_HAND)
-    from nivel_env.engine.effects import resolve_entry
     resolve_entry(g, g.pend.pop())
     assert g.stack[-1] != (K.T_DAMAGE, 1, 1)
     assert g.events[-1]["type"] == "fizzle"

@@ -1,5 +1,5 @@
 """Setup (5), turn structure (6), costs and placement (6.4), end phase (6.6), losses (9)."""
-from nivel_env.engine import RuleConfig, new_game
+from nivel_env.engine import new_game
 from nivel_env.engine import actions as A
 from conftest import P, do, make, names, unit
 

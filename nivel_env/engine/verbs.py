@@ -15,11 +15,10 @@ does nothing (1.3.3).
 """
 from __future__ import annotations
 
-from ..cards import model as m
 from . import const as K
-from .match import select, value, matches, unit_slot
-from .rng import next_u64, shuffle
-from .zones import draw, leave_field, move, queue, trash_from_field
+from .match import select, value, matches
+from .rng import shuffle
+from .zones import draw, leave_field, move, trash_from_field
 
 
 def _players(g, p: int, who: str) -> tuple:
