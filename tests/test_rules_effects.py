@@ -197,3 +197,27 @@ def test_8_1_3_2_1_effect_of_a_moved_card_does_not_resolve(db):
     resolve_entry(g, g.pend.pop())
     assert g.stack[-1] != (K.T_DAMAGE, 1, 1)
     assert g.events[-1]["type"] == "fizzle"
+
+
+def test_active_main_with_cost_trashes_small_unit(db):
+    g = make(db, P(OPP, units=["T-027"], hand=["T-021"]), P(units=["T-001", "T-006"]))
+    do(g, "activate Earth Shaker")
+    assert len(g.hand[0]) == 0 and unit(g, 1, 0) is None and unit(g, 1, 1) == "T-006"
+    assert not any("activate" in k for k in names(g))                  # once per turn
+    g = make(db, P(OPP, units=["T-027"], hand=["T-021"]), P(units=["T-006"]))
+    assert not any("activate" in k for k in names(g))                  # 8.1.3.1.2: no target
+
+
+def test_1_3_4_prohibitions_from_skill_and_trigger(db):
+    g = make(db, P(OPP, level=5, hand=["T-032"], units=["T-021"]), P(units=["T-002"]))
+    do(g, "use Mud Trap")
+    do(g, "end main")
+    do(g, "attack with Tide Guard")
+    assert g.decision.kind == "attack" and len(g.damage[1]) == 1       # Flame Lancer can't defend
+    # the trigger: the attacking player's other unit may not attack this turn
+    g = make(db, P(units=["T-002", "T-003"]), P(OPP, deck=["T-032"] + ["T-022"] * 5))
+    do(g, "end main")
+    do(g, "attack with Flame Lancer")
+    assert g.decision.kind == "pick"
+    do(g, "pick Raider of Ash")
+    assert not any("attack with" in k for k in names(g))
