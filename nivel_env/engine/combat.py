@@ -16,9 +16,6 @@ from .match import matches, unit_slot
 from .stats import ensure, has_keyword, keyword_value, keywords_named
 from .zones import move, queue, trash_from_field, trigger_timing
 
-# battle list: [attacker, lane, defender, step, breakthrough keys, duelist, atk stamp, def stamp]
-B_ATK_STAMP, B_DEF_STAMP = 6, 7
-
 
 def can_attack(g, lane: int) -> bool:
     """7.2.1: a unit with attack declarations left this turn (7.2.1.2)."""
@@ -118,7 +115,7 @@ def defense_option(g) -> tuple[int, bool]:
 
 def declare_defense(g, iid: int, guardian: bool = False) -> None:
     b = g.battle
-    b[K.B_DEF], b[B_DEF_STAMP] = iid, g.stamp[iid]
+    b[K.B_DEF], b[K.B_DEF_STAMP] = iid, g.stamp[iid]
     q = iid // K.PER
     g.log.append({"type": "guardian" if guardian else "defend", "player": q,
                   "card": g.card(iid).id, "iid": iid, "lane": g.where[iid] & 3})
@@ -133,7 +130,7 @@ def run_battle(g, t: tuple) -> None:
     step = b[K.B_STEP]
     p = g.tp
     atk = b[K.B_ATK]
-    atk_here = _present(g, atk, b[B_ATK_STAMP])
+    atk_here = _present(g, atk, b[K.B_ATK_STAMP])
     if step == K.BS_GUARD:
         b[K.B_STEP] = K.BS_DEFENSE
         g.stack.append(t)
@@ -175,7 +172,7 @@ def _battle_step(g, b, atk_here: bool) -> None:
         return
     ensure(g)
     sa = unit_slot(g, atk)
-    if dfn < 0 or not _present(g, dfn, b[B_DEF_STAMP]):
+    if dfn < 0 or not _present(g, dfn, b[K.B_DEF_STAMP]):
         if dfn >= 0 and not g.cfg.damage_if_defender_gone:
             g.log.append({"type": "battle", "result": "defender_gone"})
             return

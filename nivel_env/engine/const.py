@@ -42,5 +42,5 @@ UNTIL_CODES = {"turn": U_TURN, "battle": U_BATTLE, "leaves": U_LEAVES}
 PROHIBIT_ATTACK, PROHIBIT_DEFEND = 1, 2
 
 # Battle record (``Game.battle`` list indices).
-B_ATK, B_LANE, B_DEF, B_STEP, B_BREAK, B_DUEL = range(6)
+B_ATK, B_LANE, B_DEF, B_STEP, B_BREAK, B_DUEL, B_ATK_STAMP, B_DEF_STAMP = range(8)
 BS_GUARD, BS_DEFENSE, BS_BATTLE, BS_RESOLVE, BS_END = range(5)

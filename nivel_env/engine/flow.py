@@ -10,16 +10,16 @@ from __future__ import annotations
 from ..cards import model as m
 from . import combat, const as K, effects
 from .match import gates_ok, matches
-from .rng import shuffle
+from .rng import next_u64, shuffle
 from .stats import ensure
-from .zones import draw, queue, trash_from_field
+from .zones import draw, queue, trash_from_field, trigger_timing
 
 
 def setup(g) -> None:
     """5.1.3-5.1.7: shuffle, leaders to level 1, first player, draw 5, mulligans."""
     for p in (0, 1):
         g.rng = shuffle(g.rng, g.deck[p])
-    g.rng, r = _rand(g.rng)
+    g.rng, r = next_u64(g.rng)
     g.first = g.tp = r & 1                                         # 5.1.5
     g.log.append({"type": "setup", "first_player": g.first, "seed_state": None})
     for p in (g.first, 1 - g.first):
@@ -31,11 +31,6 @@ def setup(g) -> None:
     else:
         g.stack.append((K.T_TURN,))
     run(g)
-
-
-def _rand(state):
-    from .rng import next_u64
-    return next_u64(state)
 
 
 def mulligan(g, p: int, redraw: bool) -> None:
@@ -97,7 +92,6 @@ def main_start(g) -> None:
     for lane in range(3):                                          # 10.1.13.2: Escape
         iid = g.unit[p * 3 + lane]
         if iid >= 0:
-            from .zones import trigger_timing
             trigger_timing(g, iid, m.ESCAPE)
     g.stack.append((K.T_MAIN,))
 
@@ -114,8 +108,7 @@ def end_phase(g, t: tuple) -> None:
         for lane in range(3):
             iid = g.unit[p * 3 + lane]
             if iid >= 0:
-                from .zones import trigger_timing
-                trigger_timing(g, iid, m.END_OF_TURN)
+                    trigger_timing(g, iid, m.END_OF_TURN)
         for a in g.leader_face(p).abilities:
             if a.when == m.END_OF_TURN and (not a.gates or gates_ok(g, p, p * K.PER, a.gates)):
                 queue(g, K.AUTO, p, K.K_ABILITY, p * K.PER, a.key)
@@ -170,18 +163,14 @@ def run(g) -> None:
     """Advance until a player must decide or the game is over."""
     stack = g.stack
     g.dec = None
-    while g.result is None:
+    while True:
         rule_processing(g)
         if g.result is not None or g.dec is not None:
-            break
+            return
         if g.pend and (not stack or stack[-1][0] in K.CHECKPOINT_TASKS):
             effects.open_batch(g)
         t = stack.pop()
         HANDLERS[t[0]](g, t)
-        if g.dec is not None:
-            rule_processing(g)
-            if g.result is None and g.dec is not None:
-                return
 
 
 def rule_processing(g) -> None:

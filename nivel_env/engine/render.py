@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from . import actions as A, const as K
+from .legal import activated_list, field_cost
 from .stats import ensure
 
 
@@ -60,7 +61,6 @@ def action_name(g, a: int) -> str:
             return f"upgrade {_cname(g, cur)} -> {c.name} (hand {h}) in lane {t}"
         return f"play {c.name} (hand {h}) -> lane {t}"
     if a < A.ATTACK:
-        from .legal import activated_list
         source, slot = divmod(a - A.ACTIVATE, A.ACTIVATE_SLOTS)
         lst = activated_list(g, p, source)
         who = "leader" if source == 0 else f"lane {source - 1}"
@@ -134,7 +134,6 @@ def render(g, perspective: int | None = None) -> str:
     lines = [f"Turn {g.turn} - player {g.tp} to play - phase {K.PHASE_NAMES[g.phase]}"]
     for p in (1 - (perspective or 0), perspective or 0):
         lc = g.leader_face(p)
-        from .legal import field_cost
         lines.append(
             f"P{p} {lc.name} L{g.level[p]}{' (awakened)' if g.awake[p] else ''} | size "
             f"{g.size[p]} cost in use {field_cost(g, p)} | damage {len(g.damage[p])}/10 | "
