@@ -3,7 +3,7 @@
 Plays every game twice with the same seed and the seats swapped ("duplicate" play,
 which cancels shuffle luck) and prints each deck's win rate with a Wilson 95% interval.
 
-    python evaluate.py --decks test-blaze test-tide --games 200 --seed 0
+    python evaluate.py --decks ember-rush stone-bastion --games 200 --seed 0
 """
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ def play(d0, d1, seed: int, agents) -> tuple[int, int]:
 
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--decks", nargs=2, default=["test-blaze", "test-tide"])
+    ap.add_argument("--decks", nargs=2, default=["ember-rush", "stone-bastion"])
     ap.add_argument("--games", type=int, default=200, help="seeds; each is played twice")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)

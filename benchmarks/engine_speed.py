@@ -18,7 +18,7 @@ from nivel_env.engine import new_game
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--games", type=int, default=300)
-    ap.add_argument("--decks", nargs=2, default=["test-blaze", "test-tide"])
+    ap.add_argument("--decks", nargs=2, default=["ember-rush", "stone-bastion"])
     args = ap.parse_args()
     d0, d1 = load_deck(args.decks[0]), load_deck(args.decks[1])
     decisions = 0

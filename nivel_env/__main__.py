@@ -9,11 +9,11 @@ import sys
 
 
 def _demo(args) -> int:
-    from .cards import DeckError, list_decks, load_deck
+    from .cards import DeckError, load_deck
     from .engine import RuleConfig, new_game
     from .engine.rng import next_u64, seed_state
 
-    decks = args.decks or list_decks()[:2]
+    decks = args.decks or ["ember-rush", "stone-bastion"]
     if len(decks) != 2:
         print("demo: give exactly two decks (--decks A B)", file=sys.stderr)
         return 2
@@ -56,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
     demo = sub.add_parser("demo", help="play a seeded game between two bundled decks as text")
     demo.add_argument("--seed", type=int, default=7)
     demo.add_argument("--decks", nargs=2, metavar=("DECK0", "DECK1"),
-                      help="bundled deck names or deck files (default: the first two bundled)")
+                      help="bundled deck names or deck files (default: ember-rush stone-bastion)")
     demo.add_argument("--max-turns", type=int, default=200)
     demo.add_argument("-v", "--verbose", action="store_true", help="print every engine event")
     args = parser.parse_args(argv)

@@ -1,18 +1,30 @@
+from pathlib import Path
+
 import pytest
 
 from nivel_env.cards import load_card_db, load_deck
+from nivel_env.cards.db import DATA_DIR
+
+TEST_DATA = Path(__file__).parent / "data"
+#: The engine tests' own cards (T- ids) beside the bundled pool.
+TEST_POOL = TEST_DATA / "test-pool.yaml"
+
+
+def test_db():
+    return load_card_db(sorted(DATA_DIR.glob("*.yaml")) + [TEST_POOL])
 from nivel_env.engine import actions as A
 from nivel_env.engine.scenario import build
 
 
 @pytest.fixture(scope="session")
 def db():
-    return load_card_db()
+    return test_db()
 
 
 @pytest.fixture(scope="session")
 def decks(db):
-    return load_deck("test-blaze", db), load_deck("test-tide", db)
+    return (load_deck(TEST_DATA / "test-blaze.deck", db),
+            load_deck(TEST_DATA / "test-tide.deck", db))
 
 
 def P(leader="T-L01", **kw):

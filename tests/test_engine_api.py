@@ -92,7 +92,7 @@ def test_to_dict_round_trip_mid_game(decks):
     g = new_game(*decks, seed=6)
     play_random(g, 6, limit=70)
     d = json.loads(json.dumps(g.to_dict()))
-    h = Game.from_dict(d)
+    h = Game.from_dict(d, g.db)
     assert h.to_dict() == g.to_dict()
     assert h.legal_actions() == g.legal_actions()
     assert play_random(h, 2) == play_random(g, 2)
@@ -165,7 +165,7 @@ def test_determinism_across_processes():
     import sys
     code = ("import json,random,hashlib;from nivel_env.cards import load_deck;"
             "from nivel_env.engine import new_game;"
-            "g=new_game(load_deck('test-blaze'),load_deck('test-tide'),seed=21);r=random.Random(4)\n"
+            "g=new_game(load_deck('ember-rush'),load_deck('stone-bastion'),seed=21);r=random.Random(4)\n"
             "while not g.is_terminal(): g.apply_action(r.choice(g.legal_actions()))\n"
             "print(hashlib.sha256(json.dumps(g.to_dict(),sort_keys=True).encode()).hexdigest())")
     outs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
@@ -199,7 +199,7 @@ def test_scenario_from_yaml_file(db, tmp_path):
     p = tmp_path / "s.yaml"
     p.write_text("players:\n  - {leader: T-L01, hand: [T-001], deck: [T-002, T-003]}\n"
                  "  - {leader: T-L02, units: [T-021]}\n")
-    g = load_scenario(p)
+    g = load_scenario(p, db)
     assert g.decision.kind == "main" and g.card(g.deck[0][-1]).id == "T-002"
 
 

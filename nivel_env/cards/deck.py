@@ -38,6 +38,8 @@ class Deck:
     plan: str = ""
     source: str = ""
     lines: dict = field(default_factory=dict, compare=False)   # card id -> line number
+    #: The pool the deck was read against; new_game uses it when given no CardDB.
+    db: CardDB | None = field(default=None, compare=False, repr=False)
 
     def card_ids(self) -> list[str]:
         return [c.id for c in self.cards]
@@ -88,7 +90,7 @@ def parse_deck(text: str, db: CardDB, source: str = "<deck>") -> Deck:
     if problems:
         raise DeckError(source, problems)
     return Deck(name=name or Path(source).stem, leader=leader, cards=tuple(cards),
-                plan=" ".join(plan), source=source, lines=lines)
+                plan=" ".join(plan), source=source, lines=lines, db=db)
 
 
 def deck_problems(deck: Deck) -> list[str]:

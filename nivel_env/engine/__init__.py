@@ -50,8 +50,11 @@ def blank_game(db: CardDB, defs: list, seed: int, config: RuleConfig | None) -> 
 
 def new_game(deck_0: Deck, deck_1: Deck, seed: int = 0, config: RuleConfig | None = None,
              db: CardDB | None = None) -> Game:
-    """Set up a game (5.1) and run it to the first decision (the first mulligan)."""
-    db = db or load_card_db()
+    """Set up a game (5.1) and run it to the first decision (the first mulligan).
+
+    The card pool is ``db``, else the one ``deck_0`` was loaded with, else the bundled pool.
+    """
+    db = db or getattr(deck_0, "db", None) or load_card_db()
     defs = [0] * (2 * K.PER)
     for p, deck in enumerate((deck_0, deck_1)):
         if not isinstance(deck, Deck):
