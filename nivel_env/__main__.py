@@ -1,6 +1,8 @@
 """Command line: ``python -m nivel_env COMMAND``.
 
-``demo``  plays a seeded game between two bundled decks and prints it as text.
+``demo``   plays a seeded game between two bundled decks and prints it as text.
+``cards``  lists and searches the card pool with rendered text.
+``deck``   validates, shows or lists decks.
 """
 from __future__ import annotations
 
@@ -59,10 +61,16 @@ def main(argv: list[str] | None = None) -> int:
                       help="bundled deck names or deck files (default: ember-rush stone-bastion)")
     demo.add_argument("--max-turns", type=int, default=200)
     demo.add_argument("-v", "--verbose", action="store_true", help="print every engine event")
+    demo.set_defaults(func=_demo)
+    from .cli_cards import add_parsers
+    add_parsers(sub)
     args = parser.parse_args(argv)
-    if args.command == "demo":
-        return _demo(args)
-    return 2
+    try:
+        return args.func(args)
+    except BrokenPipeError:                      # `python -m nivel_env cards | head`
+        import os
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":
