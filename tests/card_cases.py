@@ -86,6 +86,8 @@ def act(g, text: str) -> None:
     named = {a: g.action_name(a) for a in legal}
     exact = [a for a, n in named.items() if n == text]
     hits = exact or [a for a, n in named.items() if text in n]
+    if len({named[a] for a in hits}) == 1:       # identical choices (two copies): any will do
+        hits = hits[:1]
     assert len(hits) == 1, f"step {text!r} matches {[named[a] for a in hits]} of {list(named.values())}"
     g.apply_action(hits[0])
 
