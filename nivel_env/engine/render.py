@@ -67,7 +67,8 @@ def action_name(g, a: int) -> str:
         if slot >= len(lst):
             return f"activate {who} effect {slot} (none)"
         ab, src, _self = lst[slot]
-        return f"activate {g.card(src).name} ({who}) effect {slot}: {ab.when}"
+        name = g.leader_face(p).name if source == 0 else g.card(src).name   # 10.2.6.1: back face
+        return f"activate {name} ({who}) effect {slot}: {ab.when}"
     if a < A.DEFEND:
         lane = a - A.ATTACK
         return f"attack with {_cname(g, g.unit[p * 3 + lane])} (lane {lane})"
