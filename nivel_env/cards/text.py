@@ -19,37 +19,44 @@ _UNTIL = {"en": {m.UNTIL_TURN: " until end of turn", m.UNTIL_BATTLE: " until end
                  m.UNTIL_LEAVES: ""},
           "ko": {m.UNTIL_TURN: " (이 턴이 끝날 때까지)", m.UNTIL_BATTLE: " (전투 종료까지)",
                  m.UNTIL_LEAVES: ""}}
+_UNTIL["en"][m.UNTIL_LEAVES] = " while it stays on the field"
 
 
 def _kw(name: str, lang: str) -> str:
     return m.KEYWORD_NAMES_KO.get(name, name) if lang == "ko" else name
 
 
-def render_filter(f: m.Filter) -> str:
-    parts = []
+def _filter_parts(f: m.Filter) -> tuple[list, list]:
+    """Words before the noun (attribute, affiliation, type) and qualifiers after it."""
+    pre, post = [], []
     if f.attributes:
-        parts.append("/".join(f.attributes))
+        pre.append("/".join(f.attributes))
     if f.affiliations:
-        parts.append("/".join(f.affiliations))
+        pre.append("/".join(f.affiliations))
     if f.types:
-        parts.append("/".join(f.types))
+        pre.append("/".join(f.types))
     for lo, hi, name in ((f.cost_min, f.cost_max, "cost"), (f.power_min, f.power_max, "power"),
                          (f.hit_min, f.hit_max, "hit")):
         if lo is not None and hi is not None:
-            parts.append(f"{name} {lo}-{hi}")
+            post.append(f"{name} {lo}-{hi}")
         elif lo is not None:
-            parts.append(f"{name} {lo}+")
+            post.append(f"{name} {lo} or more")
         elif hi is not None:
-            parts.append(f"{name} {hi} or less")
+            post.append(f"{name} {hi} or less")
     if f.keyword:
-        parts.append(f"with {f.keyword}")
+        post.append(f.keyword)
     if f.has_item is not None:
-        parts.append("with an item" if f.has_item else "without items")
+        post.append("an item" if f.has_item else "no item")
     if f.has_trigger is not None:
-        parts.append("with a trigger" if f.has_trigger else "without a trigger")
+        post.append("a trigger" if f.has_trigger else "no trigger")
     if f.ids:
-        parts.append("/".join(f.ids))
-    return " ".join(parts)
+        pre.append("/".join(f.ids))
+    return pre, post
+
+
+def render_filter(f: m.Filter) -> str:
+    pre, post = _filter_parts(f)
+    return " ".join(pre + (["with " + " and ".join(post)] if post else []))
 
 
 _ZONE_NOUN = {"unit": "unit", "item": "item", "hand": "card in hand", "trash": "card in trash",
@@ -59,29 +66,52 @@ _REF = {"self": "this unit", "encounter": "its encounter unit", "attacker": "the
         "equipped": "the equipped unit"}
 
 
-def render_selector(s: m.Selector) -> str:
+def render_selector(s: m.Selector, obj: bool = False) -> str:
+    """A selector as a noun phrase; ``obj`` for the object of a verb ('trash an
+    opponent's unit' rather than 'choose an opponent's unit')."""
     if s.ref:
         return _REF[s.ref]
-    who = {"you": "your", "opponent": "an opponent's", "any": "a"}[s.who]
-    if s.mode == "all":
-        who = {"you": "all your", "opponent": "all opponent's", "any": "all"}[s.who]
-    noun = _ZONE_NOUN[s.zone]
-    filt = render_filter(s.filter)
+    pre, post = _filter_parts(s.filter)
+    plural = s.mode == "all" or s.n > 1 or s.mode == "up_to" or \
+        (s.mode == "choose" and s.who != "any")
+    noun = _ZONE_NOUN[s.zone] if not pre or s.zone in ("hand", "trash", "deck", "damage") \
+        else ""
+    if pre and noun == "":
+        noun = pre.pop() if pre[-1] in ("unit", "item", "skill") else "card"
+        noun = {"unit/item/skill": "card"}.get(noun, noun)
+    if plural and not noun.endswith("s"):
+        noun = noun.replace("card in", "cards in") if noun.startswith("card in") else noun + "s"
+    words = " ".join(pre + [noun])
+    if s.other:
+        words = "other " + words
+    tail = (" with " + " and ".join(post)) if post else ""
     lanes = {"any": "", "same": " in this lane", "adjacent": " in an adjacent lane",
              "other": " in another lane"}[s.lanes]
-    other = " other" if s.other else ""
-    plural = "s" if s.mode == "all" or s.n > 1 else ""
-    count = ""
-    if s.mode == "choose" and s.n > 1:
-        count = f"{s.n} "
-    elif s.mode == "up_to":
-        count = f"up to {s.n} "
-    elif s.mode == "random":
-        count = f"{s.n} random "
-    body = f"{who}{other} {filt + ' ' if filt else ''}{noun}{plural}{lanes}"
-    if count:
-        body = f"{count}of {body}"
-    return ("choose " if s.mode in ("choose", "up_to") else "") + body
+    body = f"{words}{tail}{lanes}"
+    own = {"you": "your", "opponent": "your opponent's", "any": "a"}[s.who]
+    if s.mode == "all":
+        return {"you": "all your", "opponent": "all your opponent's", "any": "all"}[s.who] + \
+            " " + body
+    if s.mode == "random":
+        return f"{s.n} random {'of ' + own + ' ' if s.who != 'any' else ''}{body}"
+    if s.mode == "up_to":
+        phrase = f"up to {s.n} of {own} {body}"
+    elif s.n > 1:
+        phrase = f"{s.n} of {own} {body}"
+    else:
+        phrase = f"one of {own} {body}" if s.who != "any" else f"a {body}"
+    return phrase if obj else "choose " + phrase
+
+
+def _subject(s: m.Selector, singular: str, plural: str) -> str:
+    """'this unit gets', 'all your units get', 'choose your unit: it gets'."""
+    sel = render_selector(s)
+    if s.ref or s.mode == "random" and s.n == 1:
+        return f"{sel} {singular}"
+    if s.mode == "all":
+        return f"{sel} {plural}"
+    many = s.mode == "up_to" or s.n > 1
+    return f"{sel}: {'they ' + plural if many else 'it ' + singular}"
 
 
 def render_value(v: m.Value) -> str:
@@ -132,24 +162,24 @@ def _gates(gates: tuple, lang: str) -> str:
 def render_condition(c: m.Condition) -> str:
     if c.kind in m.GATES:
         return _gates((c,), "en").strip()
-    if c.kind == "count_at_least":
-        return f"there are at least {c.n} of {render_selector(c.selector)}"
-    if c.kind == "count_at_most":
-        return f"there are at most {c.n} of {render_selector(c.selector)}"
+    if c.kind in ("count_at_least", "count_at_most"):
+        what = render_selector(c.selector, obj=True).removeprefix("all ")
+        return f"there are {c.kind[6:].replace('_', ' ')} {c.n} of {what}"
     what = c.kind.replace("_at_least", "").replace("_at_most", "").replace("_", " ")
     return f"your {what} is {'at least' if 'least' in c.kind else 'at most'} {c.n}"
 
 
-def render_action(a: m.Action) -> str:
+def render_action(a: m.Action, continuous: bool = False) -> str:
     if a.text:
         return a.text
+    until = "" if continuous else _UNTIL["en"][a.until]
     amt = render_value(a.amount)
     who = {"you": "", "opponent": "your opponent ", "each": "each player "}[a.player]
     v = a.verb
     if v == "draw":
         s = f"{who}draw{'s' if who else ''} {amt} card{'s' if amt != '1' else ''}"
     elif v == "discard":
-        s = f"{who}discard{'s' if who else ''} {'up to ' if a.up_to else ''}{amt} card(s)" + \
+        s = f"{who}discard{'s' if who else ''} {'up to ' if a.up_to else ''}{amt} card{'s' if amt != '1' else ''}" + \
             (" at random" if a.random else "")
     elif v == "mill":
         s = f"{who}put{'s' if who else ''} the top {amt} card(s) of the deck into the trash"
@@ -160,28 +190,33 @@ def render_action(a: m.Action) -> str:
     elif v == "level":
         s = f"raise {'your' if a.player == 'you' else 'the opponent’s'} leader level by {amt}"
     elif v == "size":
-        s = f"{'your' if a.player == 'you' else 'the opponent’s'} size gets {a.size:+d}{_UNTIL['en'][a.until]}"
+        s = f"{'your' if a.player == 'you' else 'the opponent’s'} size gets {a.size:+d}{until}"
     elif v == "trash":
-        s = f"trash {render_selector(a.target)}"
+        s = f"trash {render_selector(a.target, obj=True)}"
     elif v == "return_to_hand":
-        s = f"return {render_selector(a.target)} to its owner's hand"
+        s = f"return {render_selector(a.target, obj=True)} to its owner's hand"
     elif v == "to_deck_bottom":
-        s = f"put {render_selector(a.target)} on the bottom of its owner's deck"
+        s = f"put {render_selector(a.target, obj=True)} on the bottom of its owner's deck"
     elif v == "salvage":
-        s = f"put {render_selector(a.target)} into your hand"
+        s = f"put {render_selector(a.target, obj=True)} into your hand"
     elif v == "search":
-        f = render_filter(a.filter)
-        s = f"search your deck for {'up to ' if a.up_to else ''}{amt} {f + ' ' if f else ''}card(s), reveal, add to hand, shuffle"
+        pre, post = _filter_parts(a.filter)
+        noun = pre.pop() if pre and pre[-1] in m.CARD_TYPES else "card"
+        what = " ".join(pre + [noun + ("s" if amt != "1" else "")]) + \
+            (" with " + " and ".join(post) if post else "")
+        s = f"search your deck for up to {amt} {what}, reveal {'it' if amt == '1' else 'them'}, " \
+            f"put {'it' if amt == '1' else 'them'} into your hand and shuffle your deck"
     elif v == "modify":
-        parts = [f"{val:+d} {stat}" for stat, val in (("power", a.power), ("hit", a.hit),
-                                                      ("attacks", a.attacks)) if val]
-        s = f"{render_selector(a.target)} gets {', '.join(parts)}{_UNTIL['en'][a.until]}"
+        parts = [f"{val:+d} {stat}" for stat, val in (("power", a.power), ("hit", a.hit)) if val]
+        if a.attacks:
+            parts.append(f"{a.attacks:+d} attack{'s' if abs(a.attacks) != 1 else ''}")
+        s = f"{_subject(a.target, 'gets', 'get')} {', '.join(parts)}{until}"
     elif v == "grant":
-        s = f"{render_selector(a.target)} gains {render_keyword(a.keyword)}{_UNTIL['en'][a.until]}"
+        s = f"{_subject(a.target, 'gains', 'gain')} {render_keyword(a.keyword)}{until}"
     elif v == "prohibit":
-        s = f"{render_selector(a.target)} cannot {a.prohibit}{_UNTIL['en'][a.until]}"
+        s = f"{_subject(a.target, 'cannot', 'cannot')} {a.prohibit}{until}"
     elif v == "move":
-        s = f"move {render_selector(a.target)} to an empty lane of yours"
+        s = f"move {render_selector(a.target, obj=True)} to an empty lane of yours"
     else:  # pragma: no cover - schema rejects unknown verbs
         s = v
     if a.optional:
@@ -193,13 +228,14 @@ def render_action(a: m.Action) -> str:
     return s
 
 
-def render_actions(actions: tuple) -> str:
-    return ". ".join(x[0].upper() + x[1:] for x in map(render_action, actions)) + "."
+def render_actions(actions: tuple, continuous: bool = False) -> str:
+    return ". ".join(x[0].upper() + x[1:] for x in (render_action(a, continuous)
+                                                    for a in actions)) + "."
 
 
 def render_ability(ab: m.Ability, lang: str = "en") -> str:
     head = _gates(ab.gates, lang) + f"[{_TIMING[lang][ab.when]}]"
-    body = render_actions(ab.actions)
+    body = render_actions(ab.actions, ab.when == m.PASSIVE)
     if ab.cost:
         body = f"{render_actions(ab.cost)[:-1]}: {body}"
     if ab.optional:
