@@ -27,14 +27,15 @@ def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
     return max(0.0, c - h), min(1.0, c + h)
 
 
-def play(d0, d1, seed: int, agents) -> tuple[int, int]:
+def play(d0, d1, seed: int, agents):
+    """One game between two agents (seat 0 plays d0); returns the finished game."""
     g = new_game(d0, d1, seed=seed)
     mask = np.zeros(N_ACTIONS, dtype=np.int8)
     while not g.is_terminal():
         mask[:] = 0
         mask[g.legal_actions()] = 1
         g.apply_action(agents[g.current_player].act(None, mask))
-    return g.returns()
+    return g
 
 
 def main(argv=None) -> None:
@@ -50,7 +51,7 @@ def main(argv=None) -> None:
     for i in range(args.games):
         seed = args.seed * 1_000_003 + i
         for swap in (False, True):
-            r = play(b, a, seed, agents) if swap else play(a, b, seed, agents)
+            r = (play(b, a, seed, agents) if swap else play(a, b, seed, agents)).returns()
             ra = r[1] if swap else r[0]
             score_a += (ra + 1) / 2
             draws += r == (0, 0)

@@ -14,25 +14,15 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import random
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from evaluate import wilson  # noqa: E402
+from agents import RandomAgent  # noqa: E402
+from evaluate import play, wilson  # noqa: E402
 from nivel_env.cards import list_decks, load_card_db, load_deck  # noqa: E402
-from nivel_env.engine import new_game  # noqa: E402
-
-
-def play(d0, d1, seed: int) -> tuple[tuple[int, int], int, int]:
-    """Returns, first player and turns of one uniformly random game."""
-    g = new_game(d0, d1, seed=seed)
-    rng = random.Random(seed ^ 0x5EED)
-    while not g.is_terminal():
-        g.apply_action(rng.choice(g.legal_actions()))
-    return g.returns(), g.first, g.turn
 
 
 def main(argv=None) -> None:
@@ -48,12 +38,14 @@ def main(argv=None) -> None:
     score = [[0.0] * k for _ in range(k)]
     count = [[0] * k for _ in range(k)]
     first_wins = first_games = turns = games = draws = 0
+    agents = [RandomAgent(args.seed), RandomAgent(args.seed + 1)]
     t0 = time.perf_counter()
     for i, j in itertools.combinations(range(k), 2):
         for s in range(args.games):
             seed = args.seed * 1_000_003 + s
             for a, b in ((i, j), (j, i)):
-                r, first, t = play(decks[a], decks[b], seed)
+                g = play(decks[a], decks[b], seed, agents)
+                r, first, t = g.returns(), g.first, g.turn
                 score[a][b] += (r[0] + 1) / 2
                 score[b][a] += (r[1] + 1) / 2
                 count[a][b] += 1

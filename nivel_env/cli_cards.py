@@ -6,20 +6,19 @@ a file also accepts the user's own card files (``--cards``).
 """
 from __future__ import annotations
 
-import argparse
 import sys
 from collections import Counter
 
 from .cards import CardDataError, CardDB, DeckError, list_decks, load_card_db, load_deck
 from .cards import model as m
-from .cards.db import DATA_DIR
+from .cards.db import bundled_card_files
 
 
 def _db(paths: list[str] | None) -> CardDB:
     """The bundled pool plus any extra card files."""
     if not paths:
         return load_card_db()
-    return load_card_db(sorted(DATA_DIR.glob("*.yaml")) + list(paths))
+    return load_card_db(bundled_card_files() + list(paths))
 
 
 def card_header(c: m.Card, lang: str = "en") -> str:
@@ -48,25 +47,16 @@ def format_card(c: m.Card, lang: str = "en") -> str:
     return f"{card_header(c, lang)}\n{body}"
 
 
-def matches(c: m.Card, words: list[str]) -> bool:
-    hay = " ".join([c.id, c.name, c.name_ko, c.type, c.attribute or "", *c.affiliations,
-                    *c.keywords, *(m.KEYWORD_NAMES_KO.get(k, k) for k in c.keywords),
-                    c.text, c.text_ko]).lower()
-    return all(w.lower() in hay for w in words)
-
-
 def cmd_cards(args) -> int:
     try:
         db = _db(args.cards)
     except CardDataError as e:
         print(f"cards: {e}", file=sys.stderr)
         return 1
-    found = [c for c in db if matches(c, args.query)
-             and (not args.type or c.type == args.type)
+    found = [c for c in db.search(" ".join(args.query))
+             if (not args.type or c.type == args.type)
              and (not args.attribute or c.attribute == args.attribute)
              and (not args.keyword or any(k.lower() == args.keyword.lower() for k in c.keywords))]
-    if not args.include_test:
-        found = [c for c in found if not c.id.startswith("T-")]
     for c in found:
         print(card_header(c, args.lang) if args.brief else format_card(c, args.lang))
         if not args.brief:
@@ -124,7 +114,6 @@ def add_parsers(sub) -> None:
     p.add_argument("--lang", choices=("en", "ko"), default="en", help="text language")
     p.add_argument("--brief", action="store_true", help="one line per card")
     p.add_argument("--cards", nargs="+", metavar="FILE", help="extra card files to load")
-    p.add_argument("--include-test", action="store_true", help=argparse.SUPPRESS)
     p.set_defaults(func=cmd_cards)
 
     d = sub.add_parser("deck", help="check, show or list decks")

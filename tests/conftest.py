@@ -3,7 +3,7 @@ from pathlib import Path
 import pytest
 
 from nivel_env.cards import load_card_db, load_deck
-from nivel_env.cards.db import DATA_DIR
+from nivel_env.cards.db import bundled_card_files
 
 TEST_DATA = Path(__file__).parent / "data"
 #: The engine tests' own cards (T- ids) beside the bundled pool.
@@ -11,7 +11,7 @@ TEST_POOL = TEST_DATA / "test-pool.yaml"
 
 
 def test_db():
-    return load_card_db(sorted(DATA_DIR.glob("*.yaml")) + [TEST_POOL])
+    return load_card_db(bundled_card_files() + [TEST_POOL])
 from nivel_env.engine import actions as A
 from nivel_env.engine.scenario import build
 

@@ -86,10 +86,21 @@ class CardDB:
             raise KeyError(f"unknown card id {card_id!r}") from None
 
     def search(self, query: str = "") -> list[m.Card]:
-        q = query.lower()
-        return [c for c in self.cards if not q or q in c.id.lower() or q in c.name.lower()
-                or q in c.name_ko or q in c.text.lower() or q in c.type
-                or any(q == k.lower() for k in c.keywords)]
+        """Cards whose id, names, type, attribute, affiliations, keywords (English or
+        Korean) or text contain every word of ``query``."""
+        words = query.lower().split()
+        return [c for c in self.cards if all(w in _haystack(c) for w in words)]
+
+
+def _haystack(c: m.Card) -> str:
+    return " ".join([c.id, c.name, c.name_ko, c.type, c.attribute or "", *c.affiliations,
+                     *c.keywords, *(m.KEYWORD_NAMES_KO.get(k, k) for k in c.keywords),
+                     c.text, c.text_ko]).lower()
+
+
+def bundled_card_files() -> list[Path]:
+    """The YAML files of the bundled pool, in load order."""
+    return sorted(DATA_DIR.glob("*.yaml"))
 
 
 def read_card_file(path: str | Path) -> list[m.Card]:
@@ -137,6 +148,6 @@ def load_card_db(paths: Iterable[str | Path] | None = None) -> CardDB:
     global _DEFAULT
     if paths is None:
         if _DEFAULT is None:
-            _DEFAULT = build_db(sorted(DATA_DIR.glob("*.yaml")))
+            _DEFAULT = build_db(bundled_card_files())
         return _DEFAULT
     return build_db(list(paths))

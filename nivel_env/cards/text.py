@@ -16,10 +16,9 @@ _TIMING = {
            m.EXIT: "엑시트", m.ESCAPE: "이스케이프", m.END_OF_TURN: "턴 종료"},
 }
 _UNTIL = {"en": {m.UNTIL_TURN: " until end of turn", m.UNTIL_BATTLE: " until end of battle",
-                 m.UNTIL_LEAVES: ""},
+                 m.UNTIL_LEAVES: " while it stays on the field"},
           "ko": {m.UNTIL_TURN: " (이 턴이 끝날 때까지)", m.UNTIL_BATTLE: " (전투 종료까지)",
                  m.UNTIL_LEAVES: ""}}
-_UNTIL["en"][m.UNTIL_LEAVES] = " while it stays on the field"
 
 
 def _kw(name: str, lang: str) -> str:
@@ -54,6 +53,17 @@ def _filter_parts(f: m.Filter) -> tuple[list, list]:
     return pre, post
 
 
+def _noun_phrase(f: m.Filter, noun: str, plural: bool) -> str:
+    """'fire units with power 3 or less', 'skill cards in trash': a card type in the
+    filter replaces a bare noun ('card', 'unit'), and stands before 'card in ...'."""
+    pre, post = _filter_parts(f)
+    if pre and pre[-1] in m.CARD_TYPES and " " not in noun:
+        noun = pre.pop()
+    if plural:
+        noun = noun.replace("card in", "cards in") if " in " in noun else noun + "s"
+    return " ".join(pre + [noun]) + (" with " + " and ".join(post) if post else "")
+
+
 def render_filter(f: m.Filter) -> str:
     pre, post = _filter_parts(f)
     return " ".join(pre + (["with " + " and ".join(post)] if post else []))
@@ -71,23 +81,12 @@ def render_selector(s: m.Selector, obj: bool = False) -> str:
     opponent's unit' rather than 'choose an opponent's unit')."""
     if s.ref:
         return _REF[s.ref]
-    pre, post = _filter_parts(s.filter)
     plural = s.mode == "all" or s.n > 1 or s.mode == "up_to" or \
         (s.mode == "choose" and s.who != "any")
-    noun = _ZONE_NOUN[s.zone] if not pre or s.zone in ("hand", "trash", "deck", "damage") \
-        else ""
-    if pre and noun == "":
-        noun = pre.pop() if pre[-1] in ("unit", "item", "skill") else "card"
-        noun = {"unit/item/skill": "card"}.get(noun, noun)
-    if plural and not noun.endswith("s"):
-        noun = noun.replace("card in", "cards in") if noun.startswith("card in") else noun + "s"
-    words = " ".join(pre + [noun])
-    if s.other:
-        words = "other " + words
-    tail = (" with " + " and ".join(post)) if post else ""
+    words = ("other " if s.other else "") + _noun_phrase(s.filter, _ZONE_NOUN[s.zone], plural)
     lanes = {"any": "", "same": " in this lane", "adjacent": " in an adjacent lane",
              "other": " in another lane"}[s.lanes]
-    body = f"{words}{tail}{lanes}"
+    body = f"{words}{lanes}"
     own = {"you": "your", "opponent": "your opponent's", "any": "a"}[s.who]
     if s.mode == "all":
         return {"you": "all your", "opponent": "all your opponent's", "any": "all"}[s.who] + \
@@ -200,10 +199,7 @@ def render_action(a: m.Action, continuous: bool = False) -> str:
     elif v == "salvage":
         s = f"put {render_selector(a.target, obj=True)} into your hand"
     elif v == "search":
-        pre, post = _filter_parts(a.filter)
-        noun = pre.pop() if pre and pre[-1] in m.CARD_TYPES else "card"
-        what = " ".join(pre + [noun + ("s" if amt != "1" else "")]) + \
-            (" with " + " and ".join(post) if post else "")
+        what = _noun_phrase(a.filter, "card", amt != "1")
         s = f"search your deck for up to {amt} {what}, reveal {'it' if amt == '1' else 'them'}, " \
             f"put {'it' if amt == '1' else 'them'} into your hand and shuffle your deck"
     elif v == "modify":
