@@ -1,0 +1,69 @@
+"""Environment speed: random masked play through the PettingZoo AEC API.
+
+Every step builds the observation and the mask (``env.last()``), picks a uniform
+legal action and calls ``env.step``.  Prints steps/s for ``raw_env`` and for
+``env()`` (PettingZoo's checking wrappers), and, where ``pettingzoo[classic]`` is
+installed, the same loop over ``texas_holdem_v4`` in this process, with the ratio.
+Run it pinned to one core for comparable figures (``taskset -c 0 python ...``).
+Targets (issue 4): >= 10,000 steps/s on one core, >= 3x texas_holdem_v4.
+"""
+from __future__ import annotations
+
+import argparse
+import random
+import time
+
+
+def run(make, steps: int, seed: int = 0) -> tuple[float, int]:
+    """Steps/s of random masked play over ``steps`` live steps (whole games)."""
+    e = make()
+    r = random.Random(seed)
+    e.reset(seed=seed)
+    n = games = 0
+    t0 = time.perf_counter()
+    while n < steps:
+        for agent in e.agent_iter():
+            obs, _rew, term, trunc, _info = e.last()
+            if term or trunc:
+                e.step(None)
+                continue
+            legal = obs["action_mask"].nonzero()[0]
+            e.step(int(legal[r.randrange(len(legal))]))
+            n += 1
+        games += 1
+        e.reset()
+    return n / (time.perf_counter() - t0), games
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--steps", type=int, default=60_000)
+    ap.add_argument("--decks", nargs=2, default=["ember-rush", "stone-bastion"])
+    args = ap.parse_args()
+    from nivel_env import env, raw_env
+    kw = {"decks": tuple(args.decks)}
+    rows = []
+    ours_raw, g1 = run(lambda: raw_env(**kw), args.steps)
+    rows.append(("nivel_arena_v0 raw_env", ours_raw, g1))
+    ours, g2 = run(lambda: env(**kw), args.steps)
+    rows.append(("nivel_arena_v0 env()", ours, g2))
+    try:
+        from pettingzoo.classic import texas_holdem_v4
+    except Exception as exc:                      # rlcard missing: pettingzoo[classic]
+        texas = None
+        print(f"texas_holdem_v4 not available ({exc}); pip install 'pettingzoo[classic]'")
+    else:
+        texas_raw, g3 = run(lambda: texas_holdem_v4.raw_env(), args.steps // 3)
+        rows.append(("texas_holdem_v4 raw_env", texas_raw, g3))
+        texas, g4 = run(lambda: texas_holdem_v4.env(), args.steps // 3)
+        rows.append(("texas_holdem_v4 env()", texas, g4))
+    print(f"{'environment':28s} {'steps/s':>10s} {'games':>7s}")
+    for name, sps, games in rows:
+        print(f"{name:28s} {sps:10,.0f} {games:7d}")
+    if texas:
+        print(f"ratio env() / texas env():         {ours / texas:.1f}x")
+        print(f"ratio raw_env / texas raw_env:     {ours_raw / texas_raw:.1f}x")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,30 @@
+"""Environments over the rules engine.
+
+``nivel_env.env`` is this package *and*, called, the PettingZoo constructor::
+
+    from nivel_env import env, raw_env
+    e = env(decks=("ember-rush", "stone-bastion"))   # same as nivel_env.env.aec.env(...)
+
+(Python binds a package's name to its subpackage ``env`` on import, so the package
+itself is made callable rather than letting the two names fight.)
+
+* ``aec``: the PettingZoo AEC environment (``NivelArenaEnv``, ``raw_env``, ``env``).
+* ``single``: the Gymnasium single-agent wrapper (``NivelArenaGymEnv``) for MaskablePPO.
+* ``encoder`` / ``card_features``: the observation; the layout is docs/observation.md.
+"""
+import sys
+import types
+
+from .aec import AGENTS, NivelArenaEnv, raw_env
+from .aec import env as _make_env
+from .encoder import OBS_SIZE, Encoder
+
+
+class _CallablePackage(types.ModuleType):
+    def __call__(self, **kwargs):
+        return _make_env(**kwargs)
+
+
+sys.modules[__name__].__class__ = _CallablePackage
+
+__all__ = ["AGENTS", "Encoder", "NivelArenaEnv", "OBS_SIZE", "raw_env"]

@@ -1,0 +1,202 @@
+"""Nivel Arena as a PettingZoo AEC environment (``nivel_arena_v0``).
+
+This module only adapts the engine: ``agent_selection`` is the player of the
+engine's pending decision (so the defending player acts mid-turn for Guardian
+and defense), the action space is the engine's fixed id space, the mask is
+``legal_actions()`` scattered into zeros, and rewards are the engine's returns.
+
+    from nivel_env import env
+    e = env(decks=("ember-rush", "stone-bastion"))
+    e.reset(seed=7)
+    for agent in e.agent_iter():
+        obs, reward, terminated, truncated, info = e.last()
+        action = None if terminated or truncated else policy(obs["observation"], obs["action_mask"])
+        e.step(action)
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from ..engine import N_ACTIONS, RuleConfig, new_game
+from ..engine import const as K
+from ..engine.errors import IllegalActionError
+from .encoder import OBS_SIZE, Encoder
+from .setup import DeckChoice, SeedStream
+
+AGENTS = ("player_0", "player_1")
+OBS_LOW, OBS_HIGH = -10.0, 10.0
+RESET_OPTIONS = ("decks",)
+
+
+def observation_space() -> spaces.Dict:
+    return spaces.Dict({
+        "observation": spaces.Box(OBS_LOW, OBS_HIGH, (OBS_SIZE,), np.float32),
+        "action_mask": spaces.Box(0, 1, (N_ACTIONS,), np.int8),
+    })
+
+
+class NivelArenaEnv(AECEnv):
+    """Two-player AEC environment over the rules engine.
+
+    Args:
+        decks: ``(deck_0, deck_1)`` as bundled names, file paths or ``Deck`` objects;
+            ``None`` draws a bundled pair (or a pair from ``deck_pool``) each episode.
+        deck_pool: decks to draw from when ``decks`` is ``None``.
+        config: a ``RuleConfig`` (turn cap, effect ordering, ...).
+        render_mode: ``"ansi"`` (``render()`` returns the board) or ``"human"`` (prints it).
+        card_db: the card pool named decks are read from (default: the bundled pool).
+    """
+
+    metadata = {"render_modes": ["ansi", "human"], "name": "nivel_arena_v0",
+                "is_parallelizable": False, "render_fps": 1}
+
+    def __init__(self, decks=None, deck_pool=None, config: RuleConfig | None = None,
+                 render_mode: str | None = None, card_db=None):
+        super().__init__()
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"nivel_arena_v0: render_mode must be one of "
+                             f"{self.metadata['render_modes']} or None, got {render_mode!r}")
+        if config is not None and not isinstance(config, RuleConfig):
+            raise TypeError(f"nivel_arena_v0: config must be a RuleConfig, got "
+                            f"{type(config).__name__}")
+        self.render_mode = render_mode
+        self.config = config or RuleConfig()
+        self._card_db = card_db
+        self._decks = DeckChoice(decks, deck_pool, card_db, "nivel_arena_v0")
+        self._encoder = Encoder(self._decks.card_db)
+        self._stream = SeedStream()
+        self.possible_agents = list(AGENTS)
+        self.agents = []
+        space = observation_space()
+        self.observation_spaces = {a: space for a in AGENTS}
+        self.action_spaces = {a: spaces.Discrete(N_ACTIONS) for a in AGENTS}
+        self.game = None
+
+    # ------------------------------------------------------------ spaces
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    # ------------------------------------------------------------ episode
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Start a game.  ``seed`` fixes the decks drawn and the shuffles; without it the
+        environment continues its own stream.  ``options={"decks": (d0, d1)}`` plays
+        that pair for this episode only."""
+        if seed is not None:
+            self._stream = SeedStream(seed)
+        decks = None
+        if options:
+            unknown = set(options) - set(RESET_OPTIONS)
+            if unknown:
+                warnings.warn(f"nivel_arena_v0.reset: ignoring unknown option(s) "
+                              f"{', '.join(map(str, sorted(unknown)))}; known: "
+                              f"{', '.join(RESET_OPTIONS)}", stacklevel=2)
+            if options.get("decks") is not None:
+                decks = DeckChoice(options["decks"], None, self._card_db,
+                                   "nivel_arena_v0.reset options").fixed
+        game_seed = self._stream.next()
+        d0, d1 = self._decks.draw(self._stream) if decks is None else decks
+        self.game = new_game(d0, d1, seed=game_seed, config=self.config)
+        if self.game.db is not self._encoder.db:
+            self._encoder = Encoder(self.game.db)
+        self.decks = (d0, d1)
+        self.agents = list(AGENTS)
+        self.rewards = {a: 0 for a in AGENTS}
+        self._cumulative_rewards = {a: 0 for a in AGENTS}
+        self.terminations = {a: False for a in AGENTS}
+        self.truncations = {a: False for a in AGENTS}
+        self._sync()
+        if self.render_mode == "human":
+            self.render()
+
+    def step(self, action) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            return self._was_dead_step(action)
+        try:
+            a = int(action)
+        except (TypeError, ValueError):
+            raise IllegalActionError(f"nivel_arena_v0.step: action must be an int id "
+                                     f"0..{N_ACTIONS - 1}, got {action!r} for {agent}") from None
+        if a != action:
+            raise IllegalActionError(f"nivel_arena_v0.step: action must be a whole number, "
+                                     f"got {action!r} for {agent}")
+        self.game.apply_action(a)          # raises IllegalActionError, state unchanged
+        self._cumulative_rewards[agent] = 0
+        self._sync()
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def _sync(self) -> None:
+        """Agent selection, rewards, terminations and infos from the engine's state."""
+        g = self.game
+        if g.result is not None:
+            r = g.result
+            for i, a in enumerate(AGENTS):
+                self.rewards[a] = r[i]
+                if g.truncated:
+                    self.truncations[a] = True
+                else:
+                    self.terminations[a] = True
+                self.infos[a] = {"decision": None, "turn": g.turn, "returns": r}
+            return
+        kind = K.DECISION_NAMES[g.dec[0]]
+        self.agent_selection = AGENTS[g.dec[1]]
+        self.infos = {a: {"decision": kind if i == g.dec[1] else None, "turn": g.turn}
+                      for i, a in enumerate(AGENTS)}
+
+    # ------------------------------------------------------------ views
+    def observe(self, agent: str) -> dict:
+        p = AGENTS.index(agent)
+        g = self.game
+        mask = np.zeros(N_ACTIONS, dtype=np.int8)
+        legal = None
+        if g.result is None and g.dec[1] == p:
+            legal = g.legal_actions()
+            mask[legal] = 1
+        return {"observation": self._encoder.encode(g, p, legal).copy(), "action_mask": mask}
+
+    def action_name(self, action: int) -> str:
+        """Name an action id in the context of the pending decision."""
+        return self.game.action_name(int(action))
+
+    def legal_action_names(self) -> dict[int, str]:
+        return {a: self.game.action_name(a) for a in self.game.legal_actions()}
+
+    def render(self):
+        if self.render_mode is None:
+            warnings.warn("nivel_arena_v0.render: no render_mode was given", stacklevel=2)
+            return None
+        if self.game is None:
+            return None
+        text = self.game.render()
+        if self.render_mode == "ansi":
+            return text
+        print(text + "\n")
+        return None
+
+    def close(self) -> None:
+        pass
+
+
+def raw_env(**kwargs) -> NivelArenaEnv:
+    """The environment without PettingZoo's checking wrappers (fastest)."""
+    return NivelArenaEnv(**kwargs)
+
+
+def env(**kwargs):
+    """The environment wrapped as PettingZoo classic environments are: actions checked to
+    be in the space, calls in order.  An illegal action raises ``IllegalActionError``
+    and leaves the game unchanged (no TerminateIllegalWrapper)."""
+    e = raw_env(**kwargs)
+    e = wrappers.AssertOutOfBoundsWrapper(e)
+    e = wrappers.OrderEnforcingWrapper(e)
+    return e

@@ -1,0 +1,161 @@
+"""Card features: what a policy knows about a card, read from the card data.
+
+A policy that only saw card ids could not play a card it was not trained on.
+Every row here is computed from the printed data (type, cost, power, hit,
+attribute, affiliations, keywords and their values, what the abilities do), so
+a new card in a user's pool gets a meaningful row with no retraining of the
+layout.  The layout depends on neither the pool nor the game: affiliations are
+hashed into fixed buckets and ability verbs come from the engine's vocabulary.
+
+Rows are built once per card pool (cached on the CardDB object) into one
+``float32`` matrix; the encoder gathers rows from it with a single ``np.take``.
+Row 0 is "no card"; row ``1 + card.index`` is a card (a leader's front face);
+rows after those are the back faces of leaders (10.2.6.1).
+"""
+from __future__ import annotations
+
+import dataclasses
+import weakref
+import zlib
+
+import numpy as np
+
+from ..cards import model as m
+from ..cards.text import keyword_set
+from ..engine.verbs import VERBS
+
+KEYWORDS = tuple(m.KEYWORD_NAMES_KO)                  # the 29 keywords of section 10
+VERB_NAMES = tuple(VERBS)                             # the engine's effect vocabulary
+KEYWORD_VALUES = ("Pierce", "Plunder", "Infiltrate", "Credit", "Guardian")
+GATE_VALUES = ("level_link", "chain", "buff")
+AFFILIATION_BUCKETS = 32
+
+#: (name, width, meaning) in row order.  docs/observation.md prints this table.
+COLUMNS = (
+    ("present", 1, "1 when a card is in this slot"),
+    ("type", 4, "one-hot: leader, unit, item, skill"),
+    ("cost", 1, "printed cost / 10"),
+    ("power", 1, "printed power / 10"),
+    ("hit", 1, "printed hit / 5"),
+    ("attribute", len(m.ATTRIBUTES), "one-hot: " + ", ".join(m.ATTRIBUTES)),
+    ("affiliations", AFFILIATION_BUCKETS, "multi-hot, each affiliation name hashed (crc32) "
+                                          f"into {AFFILIATION_BUCKETS} buckets"),
+    ("keywords", len(KEYWORDS), "multi-hot of the section-10 keywords on this face: "
+                                + ", ".join(KEYWORDS)),
+    ("keyword_values", len(KEYWORD_VALUES), "printed value / 5 of " + ", ".join(KEYWORD_VALUES)
+                                            + " (Guardian: cards to pay)"),
+    ("gate_values", len(GATE_VALUES), "threshold / 10 of Level Link, Chain, Buff gates"),
+    ("verbs_self", len(VERB_NAMES), "multi-hot: effect verbs of the abilities (skill effect "
+                                    "included) acting on you or your cards: "
+                                    + ", ".join(VERB_NAMES)),
+    ("verbs_opponent", len(VERB_NAMES), "multi-hot: effect verbs acting on the opponent or "
+                                        "their cards (or on either player)"),
+    ("trigger_verbs", len(VERB_NAMES), "multi-hot: effect verbs of the trigger effect"),
+    ("power_bonus", 1, "sum of power changes its abilities give / 10 (negative for debuffs)"),
+    ("awakening", 1, "leader: awakening level / 10"),
+    ("back_face", 1, "1 for an awakened leader's back face"),
+    ("equip_condition", 1, "item: 1 when it can be equipped only to some units"),
+)
+WIDTH = sum(w for _, w, _ in COLUMNS)
+OFFSET = {}
+_o = 0
+for _name, _w, _ in COLUMNS:
+    OFFSET[_name] = _o
+    _o += _w
+del _o, _name, _w
+
+_TYPES = (m.LEADER, m.UNIT, m.ITEM, m.SKILL)
+
+
+def _affects_opponent(a: m.Action) -> bool:
+    t = a.target
+    if t is not None and t.ref is None:
+        return t.who in ("opponent", "any")
+    if t is not None:
+        return t.ref in ("encounter", "battle_opponent")
+    return a.player in ("opponent", "each")
+
+
+def _face_row(card: m.Card, abilities: tuple, subkeywords: tuple, back: bool) -> np.ndarray:
+    r = np.zeros(WIDTH, dtype=np.float32)
+    r[OFFSET["present"]] = 1
+    r[OFFSET["type"] + _TYPES.index(card.type)] = 1
+    r[OFFSET["cost"]] = card.cost / 10
+    r[OFFSET["power"]] = card.power / 10
+    r[OFFSET["hit"]] = card.hit / 5
+    if card.attribute in m.ATTRIBUTES:
+        r[OFFSET["attribute"] + m.ATTRIBUTES.index(card.attribute)] = 1
+    for aff in card.affiliations:
+        r[OFFSET["affiliations"] + zlib.crc32(aff.encode()) % AFFILIATION_BUCKETS] = 1
+    face = dataclasses.replace(card, abilities=abilities, subkeywords=subkeywords, back=None,
+                               trigger=card.trigger if not back else ())
+    for k in keyword_set(face):
+        if k in KEYWORDS:
+            r[OFFSET["keywords"] + KEYWORDS.index(k)] = 1
+    subs = list(subkeywords)
+    gates = []
+    acts = []
+    for ab in abilities + ((card.effect,) if card.effect is not None and not back else ()):
+        gates.extend(ab.gates)
+        acts.extend(ab.sequence)
+    for a in acts:
+        if a.keyword is not None:
+            subs.append(a.keyword)
+    for k in subs:
+        gates.extend(k.gates)
+        if k.name in KEYWORD_VALUES:
+            i = OFFSET["keyword_values"] + KEYWORD_VALUES.index(k.name)
+            r[i] = max(r[i], k.n / 5)
+    for gt in gates:
+        if gt.kind in GATE_VALUES:
+            i = OFFSET["gate_values"] + GATE_VALUES.index(gt.kind)
+            r[i] = max(r[i], gt.n / 10)
+    bonus = 0
+    for a in acts:
+        col = "verbs_opponent" if _affects_opponent(a) else "verbs_self"
+        r[OFFSET[col] + VERB_NAMES.index(a.verb)] = 1
+        if a.verb == "modify":
+            bonus += -a.power if _affects_opponent(a) else a.power
+    r[OFFSET["power_bonus"]] = bonus / 10
+    if not back:
+        for a in card.trigger:
+            r[OFFSET["trigger_verbs"] + VERB_NAMES.index(a.verb)] = 1
+    r[OFFSET["awakening"]] = card.awakening / 10
+    r[OFFSET["back_face"]] = float(back)
+    r[OFFSET["equip_condition"]] = float(card.equip is not None and not card.equip.is_empty())
+    return r
+
+
+class CardTable:
+    """The feature matrix of one card pool and where each card's rows are."""
+
+    def __init__(self, db):
+        n = len(db.cards)
+        rows = [np.zeros(WIDTH, dtype=np.float32)]
+        back_row = [0] * n
+        for c in db.cards:
+            rows.append(_face_row(c, c.abilities, c.subkeywords, False))
+        for c in db.cards:
+            if c.back is not None:
+                back_row[c.index] = len(rows)
+                rows.append(_face_row(c, c.back.abilities, c.back.subkeywords, True))
+        self.matrix = np.ascontiguousarray(np.stack(rows))
+        self.matrix.setflags(write=False)
+        #: card index -> row of its back face (0 for cards without one)
+        self.back_row = tuple(back_row)
+        #: ability key -> (verbs multi-hot as a tuple of verb indices)
+        self.ability_verbs = tuple(tuple(sorted({VERB_NAMES.index(a.verb) for a in ab.sequence}))
+                                   for ab in db.abilities)
+        self.ability_step_verbs = tuple(tuple(VERB_NAMES.index(a.verb) for a in ab.sequence)
+                                        for ab in db.abilities)
+
+
+_TABLES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def card_table(db) -> CardTable:
+    """The feature table of a card pool, built on first use and kept while the pool lives."""
+    t = _TABLES.get(db)
+    if t is None:
+        t = _TABLES[db] = CardTable(db)
+    return t

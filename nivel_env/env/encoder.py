@@ -1,0 +1,441 @@
+"""The observation: one flat float32 vector, from one player's view only.
+
+The layout is a spec (``BLOCKS`` here, ``card_features.COLUMNS`` for card rows),
+printed as the table in docs/observation.md by ``python -m nivel_env.env.encoder``.
+It depends on neither the card pool nor the game, so a policy trained on one pool
+can read a game played with another.
+
+Why it looks like this:
+
+* Cards are rows of features from the card data (card_features.py), never ids,
+  so a policy can play cards it has not seen.  All card rows sit in one block
+  shaped ``(CARD_ROWS, card_features.WIDTH)`` so a network may share weights
+  across slots.
+* Only what the observer may see (3.1, 3.2.2, 3.8.2): their own hand, every
+  public zone, counts of hidden zones.  Candidates of a pick that lie in a zone
+  hidden from the observer (the opponent's hand or deck, any deck for the other
+  player) show their location but no card.  Nothing depends on instance ids or
+  deck order, which the hidden-information test checks by resampling them.
+* Speed: the encoder fills a preallocated array with a handful of numpy calls
+  (one gather for all card rows, one scatter for flags, one for values, one
+  matrix product for zone summaries); the Python work is a few list appends.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..engine import actions as A, const as K
+from ..engine.stats import ensure
+from . import card_features as cf
+
+HAND_ROWS = 12        # hand slots shown (PLAY ids cover 40; a hand rarely passes 10)
+CANDIDATE_ROWS = 16   # candidates of a pick shown (PICK ids cover 128)
+ITEM_ROWS = 2         # items shown per unit (more are counted in the field block)
+SUBKEYWORDS = ("Pierce", "Plunder", "Breakthrough", "Duelist", "Infiltrate", "Finale",
+               "Mutual Destruction", "Return", "Berserker", "Guardian", "Credit")
+VALUE_KEYWORDS = ("Pierce", "Plunder", "Infiltrate", "Credit")
+N_VERBS = len(cf.VERB_NAMES)
+
+# card rows, in order
+ROW_LEADERS = 0                                   # mine, opponent's
+ROW_UNITS = 2                                     # my lanes 0-2, opponent's lanes 0-2
+ROW_ITEMS = ROW_UNITS + 6                         # per unit slot, ITEM_ROWS each
+ROW_HAND = ROW_ITEMS + 6 * ITEM_ROWS
+ROW_REFS = ROW_HAND + HAND_ROWS                   # attacker, defender, effect source
+ROW_CANDS = ROW_REFS + 3
+CARD_ROWS = ROW_CANDS + CANDIDATE_ROWS
+ZONES = ("my trash", "opponent trash", "my damage", "opponent damage", "my skill zone",
+         "opponent skill zone")
+
+PLAYER_FEATURES = (
+    ("level", "leader level / 10"), ("awakened", "1 once the leader has awakened"),
+    ("size", "size / 10 (4.7)"), ("cost_in_use", "cost of cards on the field / 10"),
+    ("room", "size minus cost in use / 10"), ("damage", "damage zone cards / 10"),
+    ("deck", "deck cards / 40"), ("hand", "hand cards / 10"), ("trash", "trash cards / 40"),
+    ("skills", "skill zone cards / 10"), ("units", "units on the field / 3"),
+    ("mulligan_done", "1 once this player has decided the mulligan"),
+    ("placed_lane_0", "a unit was placed in lane 0 this turn (6.4.1.1.3)"),
+    ("placed_lane_1", "same, lane 1"), ("placed_lane_2", "same, lane 2"),
+)
+FIELD_FEATURES = (
+    ("occupied", "a unit is in this lane"), ("power", "current power / 10"),
+    ("hit", "current hit / 5"), ("power_change", "current minus printed power / 10"),
+    ("hit_change", "current minus printed hit / 5"),
+    ("attacks_allowed", "attacks it may make this turn / 2"),
+    ("attacks_made", "attacks it made this turn / 2"),
+    ("cannot_attack", "an effect forbids it to attack"),
+    ("cannot_defend", "an effect forbids it to defend"),
+    ("items", "items equipped / 3"),
+) + tuple((f"has_{k.lower().replace(' ', '_')}", f"it has {k} now (printed, item or granted)")
+          for k in SUBKEYWORDS) + tuple(
+    (f"{k.lower()}_value", f"its highest {k} value now / 5") for k in VALUE_KEYWORDS)
+HAND_FEATURES = (("playable_lane_0", "a PLAY id of this slot into lane 0 is legal now"),
+                 ("playable_lane_1", "same, lane 1"), ("playable_lane_2", "same, lane 2"),
+                 ("playable_skill", "same, into the skill zone"))
+CANDIDATE_FEATURES = (
+    ("present", "a candidate is in this slot"),
+    ("is_card", "it is a card (its card row is in the card block)"),
+    ("is_lane", "it is a lane"), ("is_effect", "it is a pending effect (effect order)"),
+    ("mine", "the card is the observer's"),
+) + tuple((f"in_{z}", f"the card is in the {z} zone") for z in K.ZONE_NAMES) + (
+    ("lane_0", "lane 0 (the lane itself, or the card's lane)"), ("lane_1", "lane 1"),
+    ("lane_2", "lane 2"), ("power", "current power / 10 of a unit on the field"),
+) + tuple((f"effect_{n.lower().replace(' ', '_')}", f"pending effect kind: {n}")
+          for n in K.KIND_NAMES)
+
+#: (block name, shape, meaning), in vector order.
+BLOCKS = (
+    ("seat", 1, "0 for player_0, 1 for player_1"),
+    ("first_player", 1, "1 if the observer went first"),
+    ("my_turn", 1, "1 on the observer's turn"),
+    ("acting", 1, "1 if the pending decision is the observer's"),
+    ("turn", 1, "turn / RuleConfig.max_turns"),
+    ("turn_early", 1, "min(turn, 30) / 30"),
+    ("phase", len(K.PHASE_NAMES), "one-hot: " + ", ".join(K.PHASE_NAMES)),
+    ("decision", len(K.DECISION_NAMES), "one-hot: " + ", ".join(K.DECISION_NAMES)),
+    ("pick_purpose", len(K.PICK_PURPOSES), "one-hot: " + ", ".join(K.PICK_PURPOSES)),
+    ("can_pass", 1, "pick: PASS is legal (fewer may be chosen)"),
+    ("candidates", 1, "pick: number of candidates / 16"),
+    ("guardian_lanes", 3, "guardian decision: lanes whose unit may pay Guardian"),
+    ("defender_lane", 3, "defense decision: one-hot lane of the unit that may defend"),
+    ("must_defend", 1, "defense decision: Duelist forces the defense"),
+    ("effect_verbs", N_VERBS, "may / pick inside an effect: verbs of the ability being "
+                              "resolved: " + ", ".join(cf.VERB_NAMES)),
+    ("effect_step_verb", N_VERBS, "one-hot: the verb of the step asking now"),
+    ("effect_mine", 1, "the effect being resolved is the observer's"),
+    ("in_battle", 1, "a battle is in progress (7)"),
+    ("attacker_mine", 1, "the attacking unit is the observer's"),
+    ("attack_lane", 3, "one-hot: the attacking unit's lane"),
+    ("has_defender", 1, "a unit defends"),
+    ("battle_step", 5, "one-hot: guardian, defense, battle, resolve, end"),
+    ("breakthrough", 1, "Breakthrough applies to this battle"),
+    ("duelist", 1, "Duelist applies to this battle"),
+    ("attacks_this_turn", 1, "attacks declared this turn / 5 (Chain counts them)"),
+    ("me", (len(PLAYER_FEATURES),), "observer: " + ", ".join(n for n, _ in PLAYER_FEATURES)),
+    ("opponent", (len(PLAYER_FEATURES),), "the same for the opponent"),
+    ("field", (6, len(FIELD_FEATURES)), "my lanes 0-2, then the opponent's: "
+                                        + ", ".join(n for n, _ in FIELD_FEATURES)),
+    ("hand_slots", (HAND_ROWS, len(HAND_FEATURES)),
+     "per hand slot: " + ", ".join(n for n, _ in HAND_FEATURES)),
+    ("candidate_slots", (CANDIDATE_ROWS, len(CANDIDATE_FEATURES)),
+     "per candidate of a pick (PICK + i): " + ", ".join(n for n, _ in CANDIDATE_FEATURES)),
+    ("cards", (CARD_ROWS, cf.WIDTH),
+     "card rows (card_features.COLUMNS): leaders (mine, opponent's, current face); units in my "
+     "lanes 0-2 then the opponent's; their items (2 per lane); my hand slots 0-11; attacker, "
+     f"defender, effect source; candidates 0-{CANDIDATE_ROWS - 1}"),
+    ("zones", (len(ZONES), cf.WIDTH), "sum of the card rows / 10 in: " + ", ".join(ZONES)),
+)
+
+
+def _size(shape) -> int:
+    if isinstance(shape, int):
+        return shape
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
+OFFSETS: dict[str, int] = {}
+_o = 0
+for _name, _shape, _ in BLOCKS:
+    OFFSETS[_name] = _o
+    _o += _size(_shape)
+OBS_SIZE = _o
+del _o, _name, _shape
+
+_PF = {n: i for i, (n, _) in enumerate(PLAYER_FEATURES)}
+_FF = {n: i for i, (n, _) in enumerate(FIELD_FEATURES)}
+_CF = {n: i for i, (n, _) in enumerate(CANDIDATE_FEATURES)}
+_NPF, _NFF, _NHF, _NCF = len(PLAYER_FEATURES), len(FIELD_FEATURES), len(HAND_FEATURES), \
+    len(CANDIDATE_FEATURES)
+_SUBKW = {k: i for i, k in enumerate(SUBKEYWORDS)}
+_VALKW = {k: i for i, k in enumerate(VALUE_KEYWORDS)}
+_HIDDEN_OWN = (K.Z_DECK,)               # hidden even from their owner
+_HIDDEN_OTHER = (K.Z_DECK, K.Z_HAND)    # hidden from the other player
+
+
+class Encoder:
+    """Encodes games of one card pool; ``encode`` reuses one preallocated array."""
+
+    def __init__(self, db):
+        self.table = cf.card_table(db)
+        self.db = db
+        self.buf = np.zeros(OBS_SIZE, dtype=np.float32)
+        o = OFFSETS["cards"]
+        self._cards = self.buf[o:o + CARD_ROWS * cf.WIDTH].reshape(CARD_ROWS, cf.WIDTH)
+        o = OFFSETS["zones"]
+        self._zones = self.buf[o:o + len(ZONES) * cf.WIDTH].reshape(len(ZONES), cf.WIDTH)
+        self._nrows = self.table.matrix.shape[0]
+        self._defs = None
+        self._rowmap: list = []
+        self._costmap: list = []
+        self._zone_key: list = [None, None]          # per observer: zone contents last seen
+        self._zone_val = [np.zeros((len(ZONES), cf.WIDTH), np.float32) for _ in range(2)]
+
+    def _row_of(self, g) -> list:
+        """Card instance id -> feature row (and printed cost), cached per game's card list."""
+        if g.defs is not self._defs:
+            self._defs = g.defs
+            self._rowmap = [d + 1 for d in g.defs]
+            cards = self.db.cards
+            self._costmap = [cards[d].cost for d in g.defs]
+            self._zone_key = [None, None]
+        return self._rowmap
+
+    def encode(self, g, p: int, legal: list | None = None) -> np.ndarray:
+        """Fill and return the internal buffer (callers copy it) for player ``p``.
+
+        ``legal`` is the legal action list when ``p`` is the player to act; it marks
+        which hand slots may be played.
+        """
+        ensure(g)
+        rowof = self._row_of(g)
+        tb = self.table
+        buf = self.buf
+        buf.fill(0.0)
+        o = 1 - p
+        rows = [0] * CARD_ROWS
+        ones: list = []
+        vi: list = []
+        vv: list = []
+        O = OFFSETS
+        # ---------------------------------------------------------------- global
+        vi += (O["seat"], O["turn"], O["turn_early"], O["attacks_this_turn"])
+        vv += (p, g.turn / g.cfg.max_turns, min(g.turn, 30) / 30, len(g.attacked) / 5)
+        if g.first == p:
+            ones.append(O["first_player"])
+        if g.tp == p:
+            ones.append(O["my_turn"])
+        ones.append(O["phase"] + g.phase)
+        d = g.dec if g.result is None else None
+        if d is not None:
+            kind = d[0]
+            ones.append(O["decision"] + kind)
+            if d[1] == p:
+                ones.append(O["acting"])
+            key, src = -1, -1
+            if kind == K.D_PICK:
+                ones.append(O["pick_purpose"] + d[2])
+                if d[4]:
+                    ones.append(O["can_pass"])
+                vi.append(O["candidates"])
+                vv.append(len(d[3]) / CANDIDATE_ROWS)
+                key, src = d[5], d[6]
+                if key >= 0:
+                    f = g.stack[-1] if g.stack else None
+                    if f is not None and f[0] == K.T_FRAME and f[3] == key and f[4] >= 0:
+                        ones.append(O["effect_step_verb"] + tb.ability_step_verbs[key][f[4]])
+                self._candidates(g, p, d, rowof, rows, ones, vi, vv)
+            elif kind == K.D_YESNO:
+                key, src = d[2], d[3]
+                if d[4] >= 0:
+                    ones.append(O["effect_step_verb"] + tb.ability_step_verbs[key][d[4]])
+            elif kind == K.D_GUARDIAN:
+                ones.extend(O["guardian_lanes"] + lane for lane in d[2])
+            elif kind == K.D_DEFENSE:
+                ones.append(O["defender_lane"] + d[2])
+                if d[3]:
+                    ones.append(O["must_defend"])
+            if key >= 0:
+                ov = O["effect_verbs"]
+                ones.extend(ov + v for v in tb.ability_verbs[key])
+            if src >= 0:
+                if src // K.PER == p:
+                    ones.append(O["effect_mine"])
+                rows[ROW_REFS + 2] = self._visible_row(g, p, src, rowof)
+        b = g.battle
+        if b is not None:
+            ones.append(O["in_battle"])
+            atk = b[K.B_ATK]
+            if atk // K.PER == p:
+                ones.append(O["attacker_mine"])
+            ones.append(O["attack_lane"] + b[K.B_LANE])
+            ones.append(O["battle_step"] + b[K.B_STEP])
+            if b[K.B_BREAK]:
+                ones.append(O["breakthrough"])
+            if b[K.B_DUEL]:
+                ones.append(O["duelist"])
+            rows[ROW_REFS] = rowof[atk]
+            df = b[K.B_DEF]
+            if df >= 0:
+                ones.append(O["has_defender"])
+                rows[ROW_REFS + 1] = rowof[df]
+        # ---------------------------------------------------------------- players
+        costof = self._costmap
+        unit = g.unit
+        for q, name in ((p, "me"), (o, "opponent")):
+            base = O[name]
+            cost = units = 0
+            for s in range(q * 3, q * 3 + 3):                  # 6.4.1.1.2: field cost
+                if unit[s] >= 0:
+                    units += 1
+                    cost += costof[unit[s]]
+                    for it in g.items[s]:
+                        cost += costof[it]
+            for it in g.skill[q]:
+                cost += costof[it]
+            size = g.size[q]
+            vi += (base, base + 2, base + 3, base + 4, base + 5, base + 6, base + 7, base + 8,
+                   base + 9, base + 10)
+            vv += (g.level[q] / 10, size / 10, cost / 10, (size - cost) / 10,
+                   len(g.damage[q]) / 10, len(g.deck[q]) / 40, len(g.hand[q]) / 10,
+                   len(g.trash[q]) / 40, len(g.skill[q]) / 10,
+                   units / 3)
+            if g.awake[q]:
+                ones.append(base + 1)
+            if g.mulled[q]:
+                ones.append(base + 11)
+            placed = g.placed[q]
+            for lane in range(3):
+                if placed >> lane & 1:
+                    ones.append(base + 12 + lane)
+            leader = q * K.PER
+            rows[ROW_LEADERS + (q != p)] = (tb.back_row[g.defs[leader]] if g.awake[q]
+                                            else rowof[leader])
+        # ---------------------------------------------------------------- field
+        cards = self.db.cards
+        defs = g.defs
+        made = {}
+        for iid, _stamp in g.attacked:
+            made[iid] = made.get(iid, 0) + 1
+        fo = O["field"]
+        for k, s in enumerate((p * 3, p * 3 + 1, p * 3 + 2, o * 3, o * 3 + 1, o * 3 + 2)):
+            u = g.unit[s]
+            its = g.items[s]
+            if u < 0:
+                continue
+            rows[ROW_UNITS + k] = rowof[u]
+            if its:
+                ri = ROW_ITEMS + k * ITEM_ROWS
+                rows[ri] = rowof[its[0]]
+                if len(its) > 1:
+                    rows[ri + 1] = rowof[its[1]]
+            c = cards[defs[u]]
+            base = fo + k * _NFF
+            ones.append(base)
+            vi += (base + 1, base + 2, base + 3, base + 4, base + 5, base + 6, base + 9)
+            vv += (g.pw[s] / 10, g.ht[s] / 5, (g.pw[s] - c.power) / 10, (g.ht[s] - c.hit) / 5,
+                   g.na[s] / 2, made.get(u, 0) / 2, len(its) / 3)
+            cant = g.cant[s]
+            if cant & K.PROHIBIT_ATTACK:
+                ones.append(base + 7)
+            if cant & K.PROHIBIT_DEFEND:
+                ones.append(base + 8)
+            kws = g.kws[s]
+            if kws:
+                best = [0, 0, 0, 0]
+                for kw in kws:
+                    i = _SUBKW.get(kw.name)
+                    if i is not None:
+                        ones.append(base + 10 + i)
+                    j = _VALKW.get(kw.name)
+                    if j is not None and kw.n > best[j]:
+                        best[j] = kw.n
+                for j in range(4):
+                    if best[j]:
+                        vi.append(base + 21 + j)
+                        vv.append(best[j] / 5)
+        # ---------------------------------------------------------------- hand
+        hand = g.hand[p]
+        nh = min(len(hand), HAND_ROWS)
+        for h in range(nh):
+            rows[ROW_HAND + h] = rowof[hand[h]]
+        if legal and d is not None and d[0] == K.D_MAIN and d[1] == p:
+            ho = O["hand_slots"]
+            hi = A.PLAY + HAND_ROWS * A.PLAY_TARGETS
+            for a in legal:
+                if A.PLAY <= a < hi:
+                    ones.append(ho + a - A.PLAY)
+        # ---------------------------------------------------------------- zones
+        zones = (g.trash[p], g.trash[o], g.damage[p], g.damage[o], g.skill[p], g.skill[o])
+        zkey = tuple(map(tuple, zones))            # these zones change a few times a turn
+        if zkey != self._zone_key[p]:
+            self._zone_key[p] = zkey
+            keys = []
+            nr = self._nrows
+            for z, lst in enumerate(zones):
+                zb = z * nr
+                keys.extend([zb + rowof[i] for i in lst])
+            val = self._zone_val[p]
+            if keys:
+                cnt = np.bincount(keys, minlength=len(ZONES) * nr).astype(np.float32)
+                cnt *= 0.1
+                np.matmul(cnt.reshape(len(ZONES), nr), tb.matrix, out=val)
+            else:
+                val.fill(0.0)
+        self._zones[...] = self._zone_val[p]
+        # ---------------------------------------------------------------- write
+        tb.matrix.take(rows, 0, self._cards, "clip")     # 'clip' writes out unbuffered
+        buf[ones] = 1.0
+        buf[vi] = vv
+        return buf
+
+    def _visible_row(self, g, p: int, iid: int, rowof) -> int:
+        z = g.where[iid] >> 2
+        if z in (_HIDDEN_OWN if iid // K.PER == p else _HIDDEN_OTHER):
+            return 0
+        if iid % K.PER == 0 and g.awake[iid // K.PER]:
+            return self.table.back_row[g.defs[iid]]
+        return rowof[iid]
+
+    def _candidates(self, g, p, d, rowof, rows, ones, vi, vv) -> None:
+        co = OFFSETS["candidate_slots"]
+        cands = d[3]
+        n = min(len(cands), CANDIDATE_ROWS)
+        order = d[2] == K.P_ORDER
+        entries = g.stack[-1][1] if order and g.stack and g.stack[-1][0] == K.T_BATCH else ()
+        for i in range(n):
+            v = cands[i]
+            base = co + i * _NCF
+            ones.append(base)
+            if order:
+                ones.append(base + _CF["is_effect"])
+                if v < len(entries):
+                    e = entries[v]
+                    ones.append(base + _CF["effect_" + K.KIND_NAMES[e[2]].lower()
+                                       .replace(" ", "_")])
+                    v = e[3]
+                else:
+                    continue
+            elif v < 0:
+                ones.append(base + _CF["is_lane"])
+                ones.append(base + _CF["lane_0"] - 1 - v)
+                continue
+            else:
+                ones.append(base + _CF["is_card"])
+            w = g.where[v]
+            z, lane = w >> 2, w & 3
+            if v // K.PER == p:
+                ones.append(base + _CF["mine"])
+            ones.append(base + _CF["in_deck"] + z)
+            if lane < 3:
+                ones.append(base + _CF["lane_0"] + lane)
+                if z == K.Z_UNIT:
+                    vi.append(base + _CF["power"])
+                    vv.append(g.pw[(v // K.PER) * 3 + lane] / 10)
+            rows[ROW_CANDS + i] = self._visible_row(g, p, v, rowof)
+
+
+def feature_table_markdown() -> str:
+    """docs/observation.md: every block, its offset, shape and meaning."""
+    out = ["| offset | block | shape | meaning |", "|---:|---|---|---|"]
+    for name, shape, meaning in BLOCKS:
+        sh = str(shape) if isinstance(shape, int) else " x ".join(map(str, shape))
+        out.append(f"| {OFFSETS[name]} | `{name}` | {sh} | {meaning} |")
+    out += ["", f"Total: {OBS_SIZE} float32 values.", "",
+            f"## Card rows ({cf.WIDTH} values each)", "",
+            "| offset in row | column | width | meaning |", "|---:|---|---|---|"]
+    for name, w, meaning in cf.COLUMNS:
+        out.append(f"| {cf.OFFSET[name]} | `{name}` | {w} | {meaning} |")
+    for title, feats in (("Player features (`me`, `opponent`)", PLAYER_FEATURES),
+                         ("Field features (per lane)", FIELD_FEATURES),
+                         ("Hand slot features", HAND_FEATURES),
+                         ("Candidate features", CANDIDATE_FEATURES)):
+        out += ["", f"## {title}", "", "| index | feature | meaning |", "|---:|---|---|"]
+        out += [f"| {i} | `{n}` | {m} |" for i, (n, m) in enumerate(feats)]
+    return "\n".join(out)
+
+
+if __name__ == "__main__":
+    print(feature_table_markdown())

@@ -1,0 +1,207 @@
+"""Nivel Arena as a Gymnasium single-agent environment, for sb3-contrib MaskablePPO.
+
+The learner plays one seat; an embedded opponent plays the other, in the same
+process, between the learner's steps.  The opponent is any callable
+``(observation, action_mask) -> action`` or any object with ``act(observation,
+action_mask)`` (the agents/ protocol); ``set_opponent`` swaps it from the next
+episode, which is how a self-play opponent pool is sampled (``env_method`` under
+a VecEnv).  Observations are the same vector as the AEC environment's, from the
+learner's seat; ``action_masks()`` is the engine's legal actions.
+
+    from sb3_contrib import MaskablePPO
+    from nivel_env import NivelArenaGymEnv
+    model = MaskablePPO("MlpPolicy", NivelArenaGymEnv(), n_steps=256)
+    model.learn(10_000)
+"""
+from __future__ import annotations
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from ..engine import N_ACTIONS, RuleConfig, new_game
+from ..engine import const as K
+from ..engine.errors import IllegalActionError
+from .aec import OBS_HIGH, OBS_LOW
+from .encoder import OBS_SIZE, Encoder
+from .setup import DeckChoice, SeedStream
+
+
+class RandomOpponent:
+    """Uniform over the legal actions, from its own seeded stream (the default opponent)."""
+
+    def __init__(self, seed: int | None = None):
+        self.stream = SeedStream(seed)
+
+    def act(self, observation, action_mask) -> int:
+        legal = np.flatnonzero(action_mask)
+        return int(legal[self.stream.below(len(legal))])
+
+
+def _as_policy(opponent):
+    if opponent is None:
+        return None
+    if hasattr(opponent, "act") and callable(opponent.act):
+        return opponent.act
+    if callable(opponent):
+        return opponent
+    raise TypeError(f"NivelArenaGymEnv: the opponent must be callable (observation, "
+                    f"action_mask) -> action or have an act() method, got "
+                    f"{type(opponent).__name__}")
+
+
+class NivelArenaGymEnv(gymnasium.Env):
+    """Args:
+        opponent: the other seat's policy (default: uniform random over legal actions).
+        seat: ``0``, ``1`` or ``"random"`` (drawn each episode from the seeded stream).
+        decks, deck_pool, config, card_db: as for the AEC environment.
+        render_mode: ``"ansi"`` or ``"human"``.
+    """
+
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
+
+    def __init__(self, opponent=None, seat="random", decks=None, deck_pool=None,
+                 config: RuleConfig | None = None, render_mode: str | None = None,
+                 card_db=None):
+        if seat not in (0, 1, "random"):
+            raise ValueError(f"NivelArenaGymEnv: seat must be 0, 1 or 'random', got {seat!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"NivelArenaGymEnv: render_mode must be one of "
+                             f"{self.metadata['render_modes']} or None, got {render_mode!r}")
+        self.render_mode = render_mode
+        self.config = config or RuleConfig()
+        self.seat_option = seat
+        self._card_db = card_db
+        self._decks = DeckChoice(decks, deck_pool, card_db, "NivelArenaGymEnv")
+        self._encoder = Encoder(self._decks.card_db)
+        self._stream = SeedStream()
+        self._default_opponent = RandomOpponent()
+        self.opponent = opponent
+        self._opponent = _as_policy(opponent)
+        self._next_opponent = None
+        self.observation_space = spaces.Box(OBS_LOW, OBS_HIGH, (OBS_SIZE,), np.float32)
+        self.action_space = spaces.Discrete(N_ACTIONS)
+        self.game = None
+        self.seat = 0
+        self._mask = np.zeros(N_ACTIONS, dtype=bool)
+
+    def set_opponent(self, opponent) -> None:
+        """Play ``opponent`` from the next ``reset()`` on."""
+        _as_policy(opponent)
+        self._next_opponent = (opponent,)
+
+    # ------------------------------------------------------------ episode
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        if seed is not None:
+            self._stream = SeedStream(seed)
+            self._default_opponent = RandomOpponent(self._stream.next())
+        options = dict(options or {})
+        if self._next_opponent is not None:
+            self.opponent = self._next_opponent[0]
+            self._opponent = _as_policy(self.opponent)
+            self._next_opponent = None
+        if "opponent" in options:
+            self.opponent = options.pop("opponent")
+            self._opponent = _as_policy(self.opponent)
+        decks = options.pop("decks", None)
+        seat = options.pop("seat", self.seat_option)
+        if options:
+            raise ValueError(f"NivelArenaGymEnv.reset: unknown option(s) "
+                             f"{', '.join(sorted(map(str, options)))}; known: decks, seat, opponent")
+        if seat not in (0, 1, "random"):
+            raise ValueError(f"NivelArenaGymEnv.reset: seat must be 0, 1 or 'random', got {seat!r}")
+        game_seed = self._stream.next()
+        if decks is not None:
+            d0, d1 = DeckChoice(decks, None, self._card_db, "NivelArenaGymEnv.reset").fixed
+        else:
+            d0, d1 = self._decks.draw(self._stream)
+        self.seat = self._stream.below(2) if seat == "random" else seat
+        self.game = new_game(d0, d1, seed=game_seed, config=self.config)
+        if self.game.db is not self._encoder.db:
+            self._encoder = Encoder(self.game.db)
+        self.decks = (d0, d1)
+        opp = self.opponent
+        if opp is not None and hasattr(opp, "reset") and callable(opp.reset):
+            opp.reset()
+        self._advance()
+        if self.render_mode == "human":
+            self.render()
+        return self._observe(), self._info()
+
+    def step(self, action):
+        g = self.game
+        if g is None:
+            raise RuntimeError("NivelArenaGymEnv.step: call reset() first")
+        if g.result is not None:
+            raise RuntimeError("NivelArenaGymEnv.step: the episode is over; call reset()")
+        try:
+            a = int(action)
+        except (TypeError, ValueError):
+            raise IllegalActionError(f"NivelArenaGymEnv.step: action must be an int id "
+                                     f"0..{N_ACTIONS - 1}, got {action!r}") from None
+        g.apply_action(a)                  # raises IllegalActionError, state unchanged
+        self._advance()
+        if self.render_mode == "human":
+            self.render()
+        reward, terminated, truncated = 0.0, False, False
+        if g.result is not None:
+            reward = float(g.result[self.seat])
+            truncated = g.truncated
+            terminated = not truncated
+        return self._observe(), reward, terminated, truncated, self._info()
+
+    def _advance(self) -> None:
+        """Let the opponent decide until the learner must act or the game ends."""
+        g = self.game
+        opp = 1 - self.seat
+        policy = self._opponent
+        if policy is None:
+            policy = self._default_opponent.act
+        while g.result is None and g.dec[1] == opp:
+            legal = g.legal_actions()
+            mask = np.zeros(N_ACTIONS, dtype=np.int8)
+            mask[legal] = 1
+            obs = self._encoder.encode(g, opp, legal).copy()
+            a = policy(obs, mask)
+            try:
+                g.apply_action(int(a))
+            except (IllegalActionError, TypeError, ValueError) as e:
+                raise IllegalActionError(f"NivelArenaGymEnv: the opponent "
+                                         f"({type(self.opponent).__name__}) chose {a!r}: "
+                                         f"{e}") from None
+
+    # ------------------------------------------------------------ views
+    def _observe(self) -> np.ndarray:
+        g = self.game
+        mask = self._mask
+        mask[:] = False
+        legal = None
+        if g.result is None:
+            legal = g.legal_actions()
+            mask[legal] = True
+        return self._encoder.encode(g, self.seat, legal).copy()
+
+    def _info(self) -> dict:
+        g = self.game
+        info = {"seat": self.seat, "turn": g.turn,
+                "decision": None if g.result is not None else K.DECISION_NAMES[g.dec[0]]}
+        if g.result is not None:
+            info["returns"] = g.result
+        return info
+
+    def action_masks(self) -> np.ndarray:
+        """Legal actions of the learner's pending decision (sb3-contrib's hook)."""
+        return self._mask.copy()
+
+    def action_name(self, action: int) -> str:
+        return self.game.action_name(int(action))
+
+    def render(self):
+        if self.render_mode is None or self.game is None:
+            return None
+        text = self.game.render(perspective=None)
+        if self.render_mode == "ansi":
+            return text
+        print(text + "\n")
+        return None
