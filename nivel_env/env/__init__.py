@@ -18,6 +18,7 @@ import types
 from .aec import AGENTS, NivelArenaEnv, raw_env
 from .aec import env as _make_env
 from .encoder import OBS_SIZE, Encoder
+from .single import NivelArenaGymEnv, RandomOpponent
 
 
 class _CallablePackage(types.ModuleType):
@@ -27,4 +28,13 @@ class _CallablePackage(types.ModuleType):
 
 sys.modules[__name__].__class__ = _CallablePackage
 
-__all__ = ["AGENTS", "Encoder", "NivelArenaEnv", "OBS_SIZE", "raw_env"]
+__all__ = ["AGENTS", "Encoder", "NivelArenaEnv", "NivelArenaGymEnv", "OBS_SIZE",
+           "RandomOpponent", "raw_env"]
+
+try:                                  # gymnasium.make("nivel_env/NivelArena-v0")
+    import gymnasium
+    if "nivel_env/NivelArena-v0" not in gymnasium.registry:
+        gymnasium.register("nivel_env/NivelArena-v0",
+                           entry_point="nivel_env.env.single:NivelArenaGymEnv")
+except ImportError:                   # pragma: no cover - gymnasium is a dependency
+    pass
