@@ -201,8 +201,14 @@ def test_illegal_action_raises_and_changes_nothing():
         e.step(illegal)
     with pytest.raises(IllegalActionError, match="int id"):
         e.unwrapped.step("attack")
-    with pytest.raises(AssertionError):          # AssertOutOfBoundsWrapper
+    with pytest.raises(IllegalActionError, match="out of range"):
         e.step(N_ACTIONS)
+    with pytest.raises(IllegalActionError, match="whole number"):
+        e.step(2.5)
+    fresh = env(render_mode="ansi")
+    for call in (lambda: fresh.step(0), lambda: fresh.observe("player_0"), fresh.render):
+        with pytest.raises(RuntimeError, match="reset"):
+            call()
     assert e.unwrapped.game.to_dict() == before and e.agent_selection == agent
 
 

@@ -141,6 +141,8 @@ class CardTable:
                 rows.append(_face_row(c, c.back.abilities, c.back.subkeywords, True))
         self.matrix = np.ascontiguousarray(np.stack(rows))
         self.matrix.setflags(write=False)
+        self.tenth = self.matrix * np.float32(0.1)      # zone summaries are sums / 10
+        self.tenth.setflags(write=False)
         #: card index -> row of its back face (0 for cards without one)
         self.back_row = tuple(back_row)
         #: ability key -> (verbs multi-hot as a tuple of verb indices)

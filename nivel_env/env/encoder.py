@@ -47,28 +47,37 @@ CARD_ROWS = ROW_CANDS + CANDIDATE_ROWS
 ZONES = ("my trash", "opponent trash", "my damage", "opponent damage", "my skill zone",
          "opponent skill zone")
 
-PLAYER_FEATURES = (
-    ("level", "leader level / 10"), ("awakened", "1 once the leader has awakened"),
-    ("size", "size / 10 (4.7)"), ("cost_in_use", "cost of cards on the field / 10"),
+GLOBAL_VALUES = (
+    ("turn", "turn / RuleConfig.max_turns"), ("turn_early", "min(turn, 30) / 30"),
+    ("attacks_this_turn", "attacks declared this turn / 5 (Chain counts them)"),
+)
+PLAYER_VALUES = (
+    ("level", "leader level / 10"), ("size", "size / 10 (4.7)"),
+    ("cost_in_use", "cost of cards on the field / 10"),
     ("room", "size minus cost in use / 10"), ("damage", "damage zone cards / 10"),
     ("deck", "deck cards / 40"), ("hand", "hand cards / 10"), ("trash", "trash cards / 40"),
     ("skills", "skill zone cards / 10"), ("units", "units on the field / 3"),
+)
+PLAYER_FLAGS = (
+    ("awakened", "1 once the leader has awakened"),
     ("mulligan_done", "1 once this player has decided the mulligan"),
     ("placed_lane_0", "a unit was placed in lane 0 this turn (6.4.1.1.3)"),
     ("placed_lane_1", "same, lane 1"), ("placed_lane_2", "same, lane 2"),
 )
-FIELD_FEATURES = (
-    ("occupied", "a unit is in this lane"), ("power", "current power / 10"),
-    ("hit", "current hit / 5"), ("power_change", "current minus printed power / 10"),
+FIELD_VALUES = (
+    ("power", "current power / 10"), ("hit", "current hit / 5"),
+    ("power_change", "current minus printed power / 10"),
     ("hit_change", "current minus printed hit / 5"),
     ("attacks_allowed", "attacks it may make this turn / 2"),
     ("attacks_made", "attacks it made this turn / 2"),
+    ("items", "items equipped / 3"),
+) + tuple((f"{k.lower()}_value", f"its highest {k} value now / 5") for k in VALUE_KEYWORDS)
+FIELD_FLAGS = (
+    ("occupied", "a unit is in this lane"),
     ("cannot_attack", "an effect forbids it to attack"),
     ("cannot_defend", "an effect forbids it to defend"),
-    ("items", "items equipped / 3"),
 ) + tuple((f"has_{k.lower().replace(' ', '_')}", f"it has {k} now (printed, item or granted)")
-          for k in SUBKEYWORDS) + tuple(
-    (f"{k.lower()}_value", f"its highest {k} value now / 5") for k in VALUE_KEYWORDS)
+          for k in SUBKEYWORDS)
 HAND_FEATURES = (("playable_lane_0", "a PLAY id of this slot into lane 0 is legal now"),
                  ("playable_lane_1", "same, lane 1"), ("playable_lane_2", "same, lane 2"),
                  ("playable_skill", "same, into the skill zone"))
@@ -83,14 +92,23 @@ CANDIDATE_FEATURES = (
 ) + tuple((f"effect_{n.lower().replace(' ', '_')}", f"pending effect kind: {n}")
           for n in K.KIND_NAMES)
 
-#: (block name, shape, meaning), in vector order.
+
+def _names(feats) -> str:
+    return ", ".join(n for n, _ in feats)
+
+
+#: (block name, shape, meaning), in vector order.  Numbers that are not 0/1 flags come
+#: first, in one block the encoder writes with a single slice assignment.
 BLOCKS = (
+    ("global_values", len(GLOBAL_VALUES), _names(GLOBAL_VALUES)),
+    ("me_values", len(PLAYER_VALUES), "observer: " + _names(PLAYER_VALUES)),
+    ("opponent_values", len(PLAYER_VALUES), "the same for the opponent"),
+    ("field_values", (6, len(FIELD_VALUES)), "my lanes 0-2, then the opponent's: "
+                                             + _names(FIELD_VALUES)),
     ("seat", 1, "0 for player_0, 1 for player_1"),
     ("first_player", 1, "1 if the observer went first"),
     ("my_turn", 1, "1 on the observer's turn"),
     ("acting", 1, "1 if the pending decision is the observer's"),
-    ("turn", 1, "turn / RuleConfig.max_turns"),
-    ("turn_early", 1, "min(turn, 30) / 30"),
     ("phase", len(K.PHASE_NAMES), "one-hot: " + ", ".join(K.PHASE_NAMES)),
     ("decision", len(K.DECISION_NAMES), "one-hot: " + ", ".join(K.DECISION_NAMES)),
     ("pick_purpose", len(K.PICK_PURPOSES), "one-hot: " + ", ".join(K.PICK_PURPOSES)),
@@ -110,15 +128,14 @@ BLOCKS = (
     ("battle_step", 5, "one-hot: guardian, defense, battle, resolve, end"),
     ("breakthrough", 1, "Breakthrough applies to this battle"),
     ("duelist", 1, "Duelist applies to this battle"),
-    ("attacks_this_turn", 1, "attacks declared this turn / 5 (Chain counts them)"),
-    ("me", (len(PLAYER_FEATURES),), "observer: " + ", ".join(n for n, _ in PLAYER_FEATURES)),
-    ("opponent", (len(PLAYER_FEATURES),), "the same for the opponent"),
-    ("field", (6, len(FIELD_FEATURES)), "my lanes 0-2, then the opponent's: "
-                                        + ", ".join(n for n, _ in FIELD_FEATURES)),
+    ("me_flags", len(PLAYER_FLAGS), "observer: " + _names(PLAYER_FLAGS)),
+    ("opponent_flags", len(PLAYER_FLAGS), "the same for the opponent"),
+    ("field_flags", (6, len(FIELD_FLAGS)), "my lanes 0-2, then the opponent's: "
+                                           + _names(FIELD_FLAGS)),
     ("hand_slots", (HAND_ROWS, len(HAND_FEATURES)),
-     "per hand slot: " + ", ".join(n for n, _ in HAND_FEATURES)),
+     "per hand slot: " + _names(HAND_FEATURES)),
     ("candidate_slots", (CANDIDATE_ROWS, len(CANDIDATE_FEATURES)),
-     "per candidate of a pick (PICK + i): " + ", ".join(n for n, _ in CANDIDATE_FEATURES)),
+     "per candidate of a pick (PICK + i): " + _names(CANDIDATE_FEATURES)),
     ("cards", (CARD_ROWS, cf.WIDTH),
      "card rows (card_features.COLUMNS): leaders (mine, opponent's, current face); units in my "
      "lanes 0-2 then the opponent's; their items (2 per lane); my hand slots 0-11; attacker, "
@@ -144,34 +161,51 @@ for _name, _shape, _ in BLOCKS:
 OBS_SIZE = _o
 del _o, _name, _shape
 
-_PF = {n: i for i, (n, _) in enumerate(PLAYER_FEATURES)}
-_FF = {n: i for i, (n, _) in enumerate(FIELD_FEATURES)}
 _CF = {n: i for i, (n, _) in enumerate(CANDIDATE_FEATURES)}
-_NPF, _NFF, _NHF, _NCF = len(PLAYER_FEATURES), len(FIELD_FEATURES), len(HAND_FEATURES), \
-    len(CANDIDATE_FEATURES)
+_NCF, _NFV, _NFF = len(CANDIDATE_FEATURES), len(FIELD_VALUES), len(FIELD_FLAGS)
+_NVALUES = OFFSETS["seat"]                 # the leading block of numbers
 _SUBKW = {k: i for i, k in enumerate(SUBKEYWORDS)}
 _VALKW = {k: i for i, k in enumerate(VALUE_KEYWORDS)}
+_EMPTY_LANE = [0.0] * _NFV
+_SLOTS = ((0, 1, 2, 3, 4, 5), (3, 4, 5, 0, 1, 2))   # field block order for observer 0 / 1
+_ZONE_SOURCES = ((0, 1, 2, 3, 4, 5), (1, 0, 3, 2, 5, 4))  # zone block <- shared summary
 _HIDDEN_OWN = (K.Z_DECK,)               # hidden even from their owner
 _HIDDEN_OTHER = (K.Z_DECK, K.Z_HAND)    # hidden from the other player
 
 
 class Encoder:
-    """Encodes games of one card pool; ``encode`` reuses one preallocated array."""
+    """Encodes games of one card pool into one preallocated array per observer.
+
+    Card rows and zone summaries change a few times a turn, while flags change every
+    step; each observer's array keeps its card block and zone block until their
+    inputs change, and only the leading flags-and-values part is cleared per call.
+    """
 
     def __init__(self, db):
         self.table = cf.card_table(db)
         self.db = db
-        self.buf = np.zeros(OBS_SIZE, dtype=np.float32)
-        o = OFFSETS["cards"]
-        self._cards = self.buf[o:o + CARD_ROWS * cf.WIDTH].reshape(CARD_ROWS, cf.WIDTH)
-        o = OFFSETS["zones"]
-        self._zones = self.buf[o:o + len(ZONES) * cf.WIDTH].reshape(len(ZONES), cf.WIDTH)
+        self.bufs = [np.zeros(OBS_SIZE, dtype=np.float32) for _ in range(2)]
+        c, z = OFFSETS["cards"], OFFSETS["zones"]
+        self._head = [b[OFFSETS["seat"]:c] for b in self.bufs]   # values are all rewritten
+        self._cards = [b[c:z].reshape(CARD_ROWS, cf.WIDTH) for b in self.bufs]
+        self._zones = [b[z:].reshape(len(ZONES), cf.WIDTH) for b in self.bufs]
         self._nrows = self.table.matrix.shape[0]
+        # keyword key -> (index in SUBKEYWORDS or -1, index in VALUE_KEYWORDS or -1, value)
+        self._kwinfo = tuple((_SUBKW.get(k.name, -1), _VALKW.get(k.name, -1), k.n)
+                             for k in db.keywords)
         self._defs = None
         self._rowmap: list = []
         self._costmap: list = []
-        self._zone_key: list = [None, None]          # per observer: zone contents last seen
-        self._zone_val = [np.zeros((len(ZONES), cf.WIDTH), np.float32) for _ in range(2)]
+        self._forget()
+
+    def _forget(self) -> None:
+        self._last_rows: list = [None, None]         # per observer: card rows last written
+        # zone summaries, shared by both observers: index kind * 2 + owner for
+        # (trash, damage, skill) x (player 0, player 1); contents seen, sums, versions
+        self._zlist: list = [[] for _ in range(6)]
+        self._zsum = np.zeros((6, cf.WIDTH), np.float32)
+        self._zver = [0] * 6
+        self._zwritten = [[-1] * 6 for _ in range(2)]
 
     def _row_of(self, g) -> list:
         """Card instance id -> feature row (and printed cost), cached per game's card list."""
@@ -180,11 +214,11 @@ class Encoder:
             self._rowmap = [d + 1 for d in g.defs]
             cards = self.db.cards
             self._costmap = [cards[d].cost for d in g.defs]
-            self._zone_key = [None, None]
+            self._forget()
         return self._rowmap
 
     def encode(self, g, p: int, legal: list | None = None) -> np.ndarray:
-        """Fill and return the internal buffer (callers copy it) for player ``p``.
+        """Fill and return player ``p``'s internal array (callers copy it).
 
         ``legal`` is the legal action list when ``p`` is the player to act; it marks
         which hand slots may be played.
@@ -192,8 +226,8 @@ class Encoder:
         ensure(g)
         rowof = self._row_of(g)
         tb = self.table
-        buf = self.buf
-        buf.fill(0.0)
+        buf = self.bufs[p]
+        self._head[p].fill(0.0)
         o = 1 - p
         rows = [0] * CARD_ROWS
         ones: list = []
@@ -201,8 +235,9 @@ class Encoder:
         vv: list = []
         O = OFFSETS
         # ---------------------------------------------------------------- global
-        vi += (O["seat"], O["turn"], O["turn_early"], O["attacks_this_turn"])
-        vv += (p, g.turn / g.cfg.max_turns, min(g.turn, 30) / 30, len(g.attacked) / 5)
+        vals = [g.turn / g.cfg.max_turns, min(g.turn, 30) / 30, len(g.attacked) / 5]
+        if p:
+            ones.append(O["seat"])
         if g.first == p:
             ones.append(O["first_player"])
         if g.tp == p:
@@ -264,8 +299,7 @@ class Encoder:
         # ---------------------------------------------------------------- players
         costof = self._costmap
         unit = g.unit
-        for q, name in ((p, "me"), (o, "opponent")):
-            base = O[name]
+        for q, flags in ((p, O["me_flags"]), (o, O["opponent_flags"])):
             cost = units = 0
             for s in range(q * 3, q * 3 + 3):                  # 6.4.1.1.2: field cost
                 if unit[s] >= 0:
@@ -276,20 +310,18 @@ class Encoder:
             for it in g.skill[q]:
                 cost += costof[it]
             size = g.size[q]
-            vi += (base, base + 2, base + 3, base + 4, base + 5, base + 6, base + 7, base + 8,
-                   base + 9, base + 10)
-            vv += (g.level[q] / 10, size / 10, cost / 10, (size - cost) / 10,
-                   len(g.damage[q]) / 10, len(g.deck[q]) / 40, len(g.hand[q]) / 10,
-                   len(g.trash[q]) / 40, len(g.skill[q]) / 10,
-                   units / 3)
+            vals += (g.level[q] / 10, size / 10, cost / 10, (size - cost) / 10,
+                     len(g.damage[q]) / 10, len(g.deck[q]) / 40, len(g.hand[q]) / 10,
+                     len(g.trash[q]) / 40, len(g.skill[q]) / 10, units / 3)
             if g.awake[q]:
-                ones.append(base + 1)
+                ones.append(flags)
             if g.mulled[q]:
-                ones.append(base + 11)
+                ones.append(flags + 1)
             placed = g.placed[q]
-            for lane in range(3):
-                if placed >> lane & 1:
-                    ones.append(base + 12 + lane)
+            if placed:
+                for lane in range(3):
+                    if placed >> lane & 1:
+                        ones.append(flags + 2 + lane)
             leader = q * K.PER
             rows[ROW_LEADERS + (q != p)] = (tb.back_row[g.defs[leader]] if g.awake[q]
                                             else rowof[leader])
@@ -299,12 +331,15 @@ class Encoder:
         made = {}
         for iid, _stamp in g.attacked:
             made[iid] = made.get(iid, 0) + 1
-        fo = O["field"]
-        for k, s in enumerate((p * 3, p * 3 + 1, p * 3 + 2, o * 3, o * 3 + 1, o * 3 + 2)):
-            u = g.unit[s]
-            its = g.items[s]
+        ff = O["field_flags"]
+        kwinfo = self._kwinfo
+        pw, ht = g.pw, g.ht
+        for k, s in enumerate(_SLOTS[p]):
+            u = unit[s]
             if u < 0:
+                vals += _EMPTY_LANE
                 continue
+            its = g.items[s]
             rows[ROW_UNITS + k] = rowof[u]
             if its:
                 ri = ROW_ITEMS + k * ITEM_ROWS
@@ -312,30 +347,24 @@ class Encoder:
                 if len(its) > 1:
                     rows[ri + 1] = rowof[its[1]]
             c = cards[defs[u]]
-            base = fo + k * _NFF
+            base = ff + k * _NFF
             ones.append(base)
-            vi += (base + 1, base + 2, base + 3, base + 4, base + 5, base + 6, base + 9)
-            vv += (g.pw[s] / 10, g.ht[s] / 5, (g.pw[s] - c.power) / 10, (g.ht[s] - c.hit) / 5,
-                   g.na[s] / 2, made.get(u, 0) / 2, len(its) / 3)
             cant = g.cant[s]
-            if cant & K.PROHIBIT_ATTACK:
-                ones.append(base + 7)
-            if cant & K.PROHIBIT_DEFEND:
-                ones.append(base + 8)
-            kws = g.kws[s]
-            if kws:
-                best = [0, 0, 0, 0]
-                for kw in kws:
-                    i = _SUBKW.get(kw.name)
-                    if i is not None:
-                        ones.append(base + 10 + i)
-                    j = _VALKW.get(kw.name)
-                    if j is not None and kw.n > best[j]:
-                        best[j] = kw.n
-                for j in range(4):
-                    if best[j]:
-                        vi.append(base + 21 + j)
-                        vv.append(best[j] / 5)
+            if cant:
+                if cant & K.PROHIBIT_ATTACK:
+                    ones.append(base + 1)
+                if cant & K.PROHIBIT_DEFEND:
+                    ones.append(base + 2)
+            kv = [0, 0, 0, 0]
+            for kw in g.kws[s]:
+                i, j, n = kwinfo[kw.key]
+                if i >= 0:
+                    ones.append(base + 3 + i)
+                if j >= 0 and n > kv[j]:
+                    kv[j] = n
+            vals += (pw[s] / 10, ht[s] / 5, (pw[s] - c.power) / 10, (ht[s] - c.hit) / 5,
+                     g.na[s] / 2, made.get(u, 0) / 2, len(its) / 3,
+                     kv[0] / 5, kv[1] / 5, kv[2] / 5, kv[3] / 5)
         # ---------------------------------------------------------------- hand
         hand = g.hand[p]
         nh = min(len(hand), HAND_ROWS)
@@ -348,27 +377,37 @@ class Encoder:
                 if A.PLAY <= a < hi:
                     ones.append(ho + a - A.PLAY)
         # ---------------------------------------------------------------- zones
-        zones = (g.trash[p], g.trash[o], g.damage[p], g.damage[o], g.skill[p], g.skill[o])
-        zkey = tuple(map(tuple, zones))            # these zones change a few times a turn
-        if zkey != self._zone_key[p]:
-            self._zone_key[p] = zkey
-            keys = []
-            nr = self._nrows
-            for z, lst in enumerate(zones):
-                zb = z * nr
-                keys.extend([zb + rowof[i] for i in lst])
-            val = self._zone_val[p]
-            if keys:
-                cnt = np.bincount(keys, minlength=len(ZONES) * nr).astype(np.float32)
-                cnt *= 0.1
-                np.matmul(cnt.reshape(len(ZONES), nr), tb.matrix, out=val)
-            else:
-                val.fill(0.0)
-        self._zones[...] = self._zone_val[p]
+        # These zones change a few times a turn, mostly by a card added at the end.  A sum
+        # is always built by adding rows one at a time in zone order, so an extended sum
+        # and a fresh one are the same bits.
+        zlist, zsum, zver, tenth = self._zlist, self._zsum, self._zver, tb.tenth
+        for kq, lst in enumerate((g.trash[0], g.trash[1], g.damage[0], g.damage[1],
+                                  g.skill[0], g.skill[1])):
+            old = zlist[kq]
+            if lst != old:
+                n = len(old)
+                acc = zsum[kq]
+                if len(lst) <= n or lst[:n] != old:
+                    acc.fill(0.0)
+                    n = 0
+                for i in lst[n:]:
+                    acc += tenth[rowof[i]]
+                zlist[kq] = lst[:]
+                zver[kq] += 1
+        written = self._zwritten[p]
+        zones_p = self._zones[p]
+        for z, kq in enumerate(_ZONE_SOURCES[p]):
+            if written[z] != zver[kq]:
+                written[z] = zver[kq]
+                zones_p[z] = zsum[kq]
         # ---------------------------------------------------------------- write
-        tb.matrix.take(rows, 0, self._cards, "clip")     # 'clip' writes out unbuffered
+        if rows != self._last_rows[p]:
+            self._last_rows[p] = rows
+            tb.matrix.take(rows, 0, self._cards[p], "clip")   # 'clip' writes out unbuffered
+        buf[:_NVALUES] = vals
         buf[ones] = 1.0
-        buf[vi] = vv
+        if vi:
+            buf[vi] = vv
         return buf
 
     def _visible_row(self, g, p: int, iid: int, rowof) -> int:
@@ -428,8 +467,11 @@ def feature_table_markdown() -> str:
             "| offset in row | column | width | meaning |", "|---:|---|---|---|"]
     for name, w, meaning in cf.COLUMNS:
         out.append(f"| {cf.OFFSET[name]} | `{name}` | {w} | {meaning} |")
-    for title, feats in (("Player features (`me`, `opponent`)", PLAYER_FEATURES),
-                         ("Field features (per lane)", FIELD_FEATURES),
+    for title, feats in (("Global values", GLOBAL_VALUES),
+                         ("Player values (`me_values`, `opponent_values`)", PLAYER_VALUES),
+                         ("Player flags (`me_flags`, `opponent_flags`)", PLAYER_FLAGS),
+                         ("Field values (per lane)", FIELD_VALUES),
+                         ("Field flags (per lane)", FIELD_FLAGS),
                          ("Hand slot features", HAND_FEATURES),
                          ("Candidate features", CANDIDATE_FEATURES)):
         out += ["", f"## {title}", "", "| index | feature | meaning |", "|---:|---|---|"]
