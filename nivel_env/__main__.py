@@ -3,6 +3,7 @@
 ``demo``   plays a seeded game between two bundled decks and prints it as text.
 ``cards``  lists and searches the card pool with rendered text.
 ``deck``   validates, shows or lists decks.
+``observation``  prints the observation layout (docs/observation.md).
 """
 from __future__ import annotations
 
@@ -51,6 +52,12 @@ def _demo(args) -> int:
     return 0
 
 
+def _observation(args) -> int:
+    from .env.encoder import feature_table_markdown
+    sys.stdout.write(feature_table_markdown())
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m nivel_env",
                                      description="Nivel Arena rules engine and environment")
@@ -62,6 +69,9 @@ def main(argv: list[str] | None = None) -> int:
     demo.add_argument("--max-turns", type=int, default=200)
     demo.add_argument("-v", "--verbose", action="store_true", help="print every engine event")
     demo.set_defaults(func=_demo)
+    obs = sub.add_parser("observation", help="print the observation layout as markdown "
+                                             "(docs/observation.md)")
+    obs.set_defaults(func=_observation)
     from .cli_cards import add_parsers
     add_parsers(sub)
     args = parser.parse_args(argv)

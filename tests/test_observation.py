@@ -1,0 +1,153 @@
+"""The observation encoder: the documented layout, card features from data, and the
+values it writes for built positions."""
+from pathlib import Path
+
+import numpy as np
+
+from nivel_env.cards import load_card_db
+from nivel_env.engine import const as K
+from nivel_env.engine.scenario import build
+from nivel_env.env import card_features as cf
+from nivel_env.env.encoder import (BLOCKS, CANDIDATE_FEATURES, CARD_ROWS, FIELD_FLAGS,
+                                   FIELD_VALUES, OBS_SIZE, OFFSETS, PLAYER_VALUES, ROW_CANDS,
+                                   ROW_HAND, ROW_LEADERS, ROW_UNITS, Encoder,
+                                   feature_table_markdown)
+
+from conftest import do, test_db
+
+DOCS = Path(__file__).parent.parent / "docs" / "observation.md"
+
+
+def cards_block(obs):
+    return obs[OFFSETS["cards"]:OFFSETS["zones"]].reshape(CARD_ROWS, cf.WIDTH)
+
+
+def position(**players):
+    p0 = {"leader": "LD-06", "level": 6, "deck": ["EA-29"] * 10, **players.get("p0", {})}
+    p1 = {"leader": "LD-08", "level": 6, "deck": ["EA-29"] * 10, **players.get("p1", {})}
+    return build({"players": [p0, p1], "config": {"choose_effect_order": False}},
+                 load_card_db())
+
+
+def test_docs_match_the_layout():
+    assert DOCS.read_text(encoding="utf-8") == feature_table_markdown(), \
+        "regenerate with: python -m nivel_env observation > docs/observation.md"
+
+
+def test_blocks_tile_the_vector():
+    names = [b[0] for b in BLOCKS]
+    assert len(names) == len(set(names))
+    ends = sorted(OFFSETS.values())
+    assert ends[0] == 0 and OFFSETS["zones"] + 6 * cf.WIDTH == OBS_SIZE
+    assert sum(w for _, w, _ in cf.COLUMNS) == cf.WIDTH
+
+
+def test_card_rows_come_from_the_card_data():
+    db = load_card_db()
+    t = cf.card_table(db)
+    row = t.matrix[1 + db.get("FI-06").index]          # Scorch Lancer: unit 3/4/1, Pierce 1
+    o = cf.OFFSET
+    assert row[o["present"]] == 1 and row[o["type"] + 1] == 1
+    assert np.isclose(row[o["cost"]], 0.3) and np.isclose(row[o["power"]], 0.4)
+    assert np.isclose(row[o["hit"]], 0.2)
+    assert row[o["attribute"] + 0] == 1                # fire
+    assert row[o["keywords"] + cf.KEYWORDS.index("Pierce")] == 1
+    assert row[o["keywords"] + cf.KEYWORDS.index("Attacker")] == 1
+    assert np.isclose(row[o["keyword_values"] + 0], 0.2)
+    skill = t.matrix[1 + db.get("DA-15").index]        # Soul Drain: trash an opponent's unit
+    assert skill[o["type"] + 3] == 1
+    assert skill[o["verbs_opponent"] + cf.VERB_NAMES.index("trash")] == 1
+    assert skill[o["verbs_self"] + cf.VERB_NAMES.index("trash")] == 0
+    # every leader's back face has its own row, marked as such
+    for c in db:
+        if c.back is not None:
+            back = t.matrix[t.back_row[c.index]]
+            assert back[o["back_face"]] == 1 and back[o["type"]] == 1
+    # a pool with cards the bundled one lacks gets rows of the same width
+    tdb = test_db()
+    assert cf.card_table(tdb).matrix.shape == (1 + len(tdb.cards) +
+                                               sum(c.back is not None for c in tdb), cf.WIDTH)
+    assert cf.card_table(db) is t                      # built once per pool
+
+
+def test_values_of_a_built_position():
+    g = position(p0={"units": ["FI-06", None, "FI-05"], "hand": ["FI-04", "DA-15"],
+                     "damage": ["EA-29", "EA-29"]},
+                 p1={"units": [None, "FI-07"], "hand": ["FI-02"] * 3})
+    enc = Encoder(g.db)
+    obs = enc.encode(g, 0, g.legal_actions()).copy()
+    t = cf.card_table(g.db)
+    row = lambda cid: t.matrix[1 + g.db.get(cid).index]
+    cards = cards_block(obs)
+    assert np.array_equal(cards[ROW_HAND], row("FI-04"))
+    assert np.array_equal(cards[ROW_HAND + 1], row("DA-15"))
+    assert not cards[ROW_HAND + 2].any()
+    assert np.array_equal(cards[ROW_UNITS + 0], row("FI-06"))
+    assert not cards[ROW_UNITS + 1].any()
+    assert np.array_equal(cards[ROW_UNITS + 4], row("FI-07"))     # opponent's lane 1
+    assert np.array_equal(cards[ROW_LEADERS], row("LD-06"))
+    me = obs[OFFSETS["me_values"]:OFFSETS["me_values"] + len(PLAYER_VALUES)]
+    opp = obs[OFFSETS["opponent_values"]:OFFSETS["opponent_values"] + len(PLAYER_VALUES)]
+    names = [n for n, _ in PLAYER_VALUES]
+    assert np.isclose(me[names.index("level")], 0.6)
+    assert np.isclose(me[names.index("hand")], 0.2) and np.isclose(opp[names.index("hand")], 0.3)
+    assert np.isclose(me[names.index("damage")], 0.2)
+    assert np.isclose(me[names.index("size")], g.size[0] / 10)
+    fv = obs[OFFSETS["field_values"]:OFFSETS["seat"]].reshape(6, len(FIELD_VALUES))
+    ff = obs[OFFSETS["field_flags"]:OFFSETS["hand_slots"]].reshape(6, len(FIELD_FLAGS))
+    fnames = [n for n, _ in FIELD_FLAGS]
+    vnames = [n for n, _ in FIELD_VALUES]
+    assert np.isclose(fv[0, vnames.index("power")], 0.4)
+    assert np.isclose(fv[0, vnames.index("pierce_value")], 0.2)
+    assert ff[0, fnames.index("occupied")] == 1 and ff[0, fnames.index("has_pierce")] == 1
+    assert ff[1].sum() == 0 and fv[1].sum() == 0
+    assert ff[4, fnames.index("has_berserker")] == 1
+    assert obs[OFFSETS["acting"]] == 1 and obs[OFFSETS["seat"]] == 0
+    assert obs[OFFSETS["decision"] + K.D_MAIN] == 1
+    # hand slots mark the playable ones: Soul Drain can trash Pyre Berserker (power 5 > 4: no)
+    hs = obs[OFFSETS["hand_slots"]:OFFSETS["candidate_slots"]].reshape(-1, 4)
+    legal = g.legal_actions()
+    for h in range(2):
+        for t_ in range(4):
+            assert hs[h, t_] == (8 + 4 * h + t_ in legal)
+    # damage zone summary: two filler cards
+    zones = obs[OFFSETS["zones"]:].reshape(6, cf.WIDTH)
+    assert np.isclose(zones[2, cf.OFFSET["present"]], 0.2) and zones[3].sum() == 0
+    # the other seat sees the mirror, and not player 0's hand
+    other = enc.encode(g, 1, None)
+    oc = cards_block(other)
+    assert np.array_equal(oc[ROW_UNITS + 1], row("FI-07"))
+    assert np.array_equal(oc[ROW_HAND], row("FI-02"))
+    assert other[OFFSETS["acting"]] == 0 and other[OFFSETS["seat"]] == 1
+    assert np.isclose(other[OFFSETS["opponent_values"] + names.index("hand")], 0.2)
+
+
+def test_candidates_of_a_pick():
+    g = position(p0={"hand": ["DA-15"]}, p1={"units": ["FI-05", "FI-07", "FI-04"]})
+    do(g, "use Soul Drain")
+    assert g.decision.kind == "pick"
+    enc = Encoder(g.db)
+    obs = enc.encode(g, 0, g.legal_actions())
+    cands = g.dec[3]
+    assert len(cands) == 2                       # power 4 or less: Flame Reaver, Ember Hound
+    cs = obs[OFFSETS["candidate_slots"]:OFFSETS["cards"]].reshape(-1, len(CANDIDATE_FEATURES))
+    names = [n for n, _ in CANDIDATE_FEATURES]
+    t = cf.card_table(g.db)
+    for i, iid in enumerate(cands):
+        assert cs[i, names.index("present")] == 1 and cs[i, names.index("is_card")] == 1
+        assert cs[i, names.index("in_unit")] == 1 and cs[i, names.index("mine")] == 0
+        assert cs[i, names.index("lane_0") + g.lane(iid)] == 1
+        assert np.array_equal(cards_block(obs)[ROW_CANDS + i], t.matrix[1 + g.defs[iid]])
+    assert cs[2].sum() == 0
+    assert np.isclose(obs[OFFSETS["global_values"] + 3], 2 / 16)
+    assert obs[OFFSETS["effect_step_verb"] + cf.VERB_NAMES.index("trash")] == 1
+    assert obs[OFFSETS["effect_mine"]] == 1
+
+
+def test_encoder_output_is_bounded_and_copy_safe():
+    g = position(p0={"units": ["FI-06"]})
+    enc = Encoder(g.db)
+    a = enc.encode(g, 0, g.legal_actions()).copy()
+    b = enc.encode(g, 0, g.legal_actions())
+    assert np.array_equal(a, b) and a.dtype == np.float32 and a.shape == (OBS_SIZE,)
+    assert np.abs(a).max() <= 10
