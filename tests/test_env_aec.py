@@ -11,14 +11,11 @@ from pettingzoo.test import api_test, render_test, seed_test
 
 from nivel_env import env, nivel_arena_v0, raw_env
 from nivel_env.cards import DeckError, list_decks, load_deck
+from nivel_env.cards.deck import DECK_DIR
 from nivel_env.engine import N_ACTIONS, IllegalActionError, RuleConfig
 from nivel_env.engine import const as K
 from nivel_env.engine.hidden import determinize
 from nivel_env.env.encoder import OBS_SIZE, Encoder
-
-from conftest import TEST_DATA
-
-FAST = RuleConfig(choose_effect_order=True)
 
 
 def play_random(e, seed, steps=None, check=None):
@@ -222,7 +219,7 @@ def test_action_names():
 
 
 def test_deck_options():
-    path = TEST_DATA.parent.parent / "nivel_env" / "cards" / "decks" / "gale-runners.deck"
+    path = DECK_DIR / "gale-runners.deck"
     e = raw_env(decks=(str(path), load_deck("dawn-ascent")))
     e.reset(seed=0)
     assert [d.name for d in e.decks] == [load_deck("gale-runners").name,

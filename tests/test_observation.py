@@ -13,7 +13,7 @@ from nivel_env.env.encoder import (BLOCKS, CANDIDATE_FEATURES, CARD_ROWS, FIELD_
                                    ROW_HAND, ROW_LEADERS, ROW_UNITS, Encoder,
                                    feature_table_markdown)
 
-from conftest import do, test_db
+from conftest import do
 
 DOCS = Path(__file__).parent.parent / "docs" / "observation.md"
 
@@ -42,8 +42,8 @@ def test_blocks_tile_the_vector():
     assert sum(w for _, w, _ in cf.COLUMNS) == cf.WIDTH
 
 
-def test_card_rows_come_from_the_card_data():
-    db = load_card_db()
+def test_card_rows_come_from_the_card_data(db):
+    tdb, db = db, load_card_db()     # the test pool (bundled + T- cards) and the bundled one
     t = cf.card_table(db)
     row = t.matrix[1 + db.get("FI-06").index]          # Scorch Lancer: unit 3/4/1, Pierce 1
     o = cf.OFFSET
@@ -64,7 +64,6 @@ def test_card_rows_come_from_the_card_data():
             back = t.matrix[t.back_row[c.index]]
             assert back[o["back_face"]] == 1 and back[o["type"]] == 1
     # a pool with cards the bundled one lacks gets rows of the same width
-    tdb = test_db()
     assert cf.card_table(tdb).matrix.shape == (1 + len(tdb.cards) +
                                                sum(c.back is not None for c in tdb), cf.WIDTH)
     assert cf.card_table(db) is t                      # built once per pool
