@@ -13,6 +13,9 @@ class Agent(Protocol):
 class RandomAgent:
     """Uniform over the legal actions; seeded, so a run can be repeated."""
 
+    #: it never reads the observation, so environments may pass None (and skip encoding)
+    needs_observation = False
+
     def __init__(self, seed: int | None = None):
         self.rng = np.random.default_rng(seed)
 

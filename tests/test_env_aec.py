@@ -319,3 +319,30 @@ def test_opponent_hand_cards_never_appear_as_card_rows():
                 assert not cards[ROW_CANDS + i].any()
                 hits += 1
     assert hits > 0
+
+
+def test_determinize_keeps_what_the_player_sees():
+    from collections import Counter
+    g = _positions(1, 4)[-1]
+    for p in (0, 1):
+        o = 1 - p
+        worlds = [determinize(g, p, seed=s) for s in range(5)]
+        for h in worlds:
+            assert [h.defs[i] for i in h.hand[p]] == [g.defs[i] for i in g.hand[p]]
+            for z in ("trash", "damage", "skill"):
+                for q in (0, 1):
+                    assert [h.defs[i] for i in getattr(h, z)[q]] == \
+                        [g.defs[i] for i in getattr(g, z)[q]]
+            assert [h.defs[i] if i >= 0 else -1 for i in h.unit] == \
+                [g.defs[i] if i >= 0 else -1 for i in g.unit]
+            assert len(h.hand[o]) == len(g.hand[o]) and h.where == g.where
+            assert Counter(h.defs[i] for i in h.hand[o] + h.deck[o]) == \
+                Counter(g.defs[i] for i in g.hand[o] + g.deck[o])
+            assert Counter(h.defs[i] for i in h.deck[p]) == Counter(g.defs[i] for i in g.deck[p])
+        hidden = {tuple(h.defs[i] for i in h.hand[o] + h.deck[o] + h.deck[p]) for h in worlds}
+        assert len(hidden) > 1
+        h = worlds[0]                                  # a redrawn world plays on
+        r = random.Random(0)
+        while not h.is_terminal():
+            legal = h.legal_actions()
+            h.apply_action(legal[r.randrange(len(legal))])

@@ -94,6 +94,24 @@ def test_opponent_protocols_and_swapping():
         e.set_opponent(42)
 
 
+def test_opponents_that_ignore_observations_get_none():
+    seen = []
+
+    class Blind:
+        needs_observation = False
+
+        def act(self, obs, mask):
+            seen.append(obs)
+            return first_legal(obs, mask)
+
+    e = NivelArenaGymEnv(opponent=Blind(), seat=0)
+    run_episode(e, 3)
+    assert seen and all(o is None for o in seen)
+    from agents import RandomAgent
+    e.set_opponent(RandomAgent(0))
+    run_episode(e, 4)
+
+
 def test_same_seed_same_episode_and_bad_input():
     def trace(seed):
         e = NivelArenaGymEnv()

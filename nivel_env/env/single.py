@@ -6,7 +6,9 @@ process, between the learner's steps.  The opponent is any callable
 action_mask)`` (the agents/ protocol); ``set_opponent`` swaps it from the next
 episode, which is how a self-play opponent pool is sampled (``env_method`` under
 a VecEnv).  Observations are the same vector as the AEC environment's, from the
-learner's seat; ``action_masks()`` is the engine's legal actions.
+learner's seat; ``action_masks()`` is the engine's legal actions.  An opponent whose
+``needs_observation`` attribute is false (the random ones) is passed ``None`` instead of
+an observation, which saves encoding one for every opponent decision.
 
     from sb3_contrib import MaskablePPO
     from nivel_env import NivelArenaGymEnv
@@ -29,6 +31,8 @@ from .setup import DeckChoice, SeedStream
 
 class RandomOpponent:
     """Uniform over the legal actions, from its own seeded stream (the default opponent)."""
+
+    needs_observation = False
 
     def __init__(self, seed: int | None = None):
         self.stream = SeedStream(seed)
@@ -155,14 +159,15 @@ class NivelArenaGymEnv(gymnasium.Env):
         """Let the opponent decide until the learner must act or the game ends."""
         g = self.game
         opp = 1 - self.seat
-        policy = self._opponent
+        policy, who = self._opponent, self.opponent
         if policy is None:
-            policy = self._default_opponent.act
+            policy, who = self._default_opponent.act, self._default_opponent
+        observe = getattr(who, "needs_observation", True)
         while g.result is None and g.dec[1] == opp:
             legal = g.legal_actions()
             mask = np.zeros(N_ACTIONS, dtype=np.int8)
             mask[legal] = 1
-            obs = self._encoder.encode(g, opp, legal).copy()
+            obs = self._encoder.encode(g, opp, legal).copy() if observe else None
             a = policy(obs, mask)
             try:
                 g.apply_action(int(a))
