@@ -203,7 +203,8 @@ def test_illegal_action_raises_and_changes_nothing():
     with pytest.raises(IllegalActionError, match="whole number"):
         e.step(2.5)
     fresh = env(render_mode="ansi")
-    for call in (lambda: fresh.step(0), lambda: fresh.observe("player_0"), fresh.render):
+    for call in (lambda: fresh.step(0), lambda: fresh.observe("player_0"), fresh.render,
+                 fresh.last):
         with pytest.raises(RuntimeError, match="reset"):
             call()
     assert e.unwrapped.game.to_dict() == before and e.agent_selection == agent

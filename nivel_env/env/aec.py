@@ -71,6 +71,9 @@ class NivelArenaEnv(AECEnv):
         self._stream = SeedStream()
         self.possible_agents = list(AGENTS)
         self.agents = []
+        self.agent_selection = None                   # last()/step() before reset() raise
+        self.rewards, self._cumulative_rewards, self.infos = {}, {}, {}
+        self.terminations, self.truncations = {}, {}
         space = observation_space()
         self.observation_spaces = {a: space for a in AGENTS}
         self.action_spaces = {a: spaces.Discrete(N_ACTIONS) for a in AGENTS}
