@@ -162,6 +162,11 @@ class NivelArenaEnv(AECEnv):
                       for i, a in enumerate(AGENTS)}
 
     # ------------------------------------------------------------ views
+    def last(self, observe: bool = True):
+        if self.game is None:
+            self._require_reset("last")
+        return super().last(observe)
+
     def observe(self, agent: str) -> dict:
         if self.game is None:
             self._require_reset("observe")
