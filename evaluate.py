@@ -1,65 +1,300 @@
-"""Deck strength under random play (a first benchmark; agent tournaments come later).
+"""Agent tournaments and deck-strength benchmarks.
 
-Plays every game twice with the same seed and the seats swapped ("duplicate" play,
-which cancels shuffle luck) and prints each deck's win rate with a Wilson 95% interval.
+Every game is played twice with the same seed and the seats swapped ("duplicate"
+play, which cancels shuffle luck).  Games run on all cores; results depend only on
+--seed (each game's agents are seeded from the game's seed, not from the worker).
 
-    python evaluate.py --decks ember-rush stone-bastion --games 200 --seed 0
+    # round robin between agents (bundled names or policy files), Elo-scale ratings
+    python evaluate.py agents random heuristic runs/nv1/policy.pt --games 100
+
+    # every bundled deck pair under one agent: win-rate matrix, deck ratings,
+    # first-player win rate, game length
+    python evaluate.py decks --agent heuristic --games 50
+
+Both write CSV, JSON and a heatmap PNG of the matrix to --out.
 """
 from __future__ import annotations
 
 import argparse
-import math
+import csv
+import json
+import multiprocessing
+import os
+import sys
+from concurrent.futures import ProcessPoolExecutor
+from itertools import combinations
+from pathlib import Path
 
 import numpy as np
 
-from agents import RandomAgent
-from nivel_env.cards import load_deck
-from nivel_env.engine import N_ACTIONS, new_game
+from agents.arena import play_game
+from agents.ratings import bootstrap_ratings, bradley_terry, points_matrix, wilson
+
+_CACHE: dict = {}
 
 
-def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
-    if n == 0:
-        return 0.0, 1.0
-    p = wins / n
-    d = 1 + z * z / n
-    c = (p + z * z / (2 * n)) / d
-    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
-    return max(0.0, c - h), min(1.0, c + h)
+def _deck(spec: str):
+    from nivel_env.cards import load_deck
+    if spec not in _CACHE:
+        _CACHE[spec] = load_deck(spec)
+    return _CACHE[spec]
 
 
-def play(d0, d1, seed: int, agents):
-    """One game between two agents (seat 0 plays d0); returns the finished game."""
-    g = new_game(d0, d1, seed=seed)
-    mask = np.zeros(N_ACTIONS, dtype=np.int8)
-    while not g.is_terminal():
-        mask[:] = 0
-        mask[g.legal_actions()] = 1
-        g.apply_action(agents[g.current_player].act(None, mask))
-    return g
+def _agent(spec: str, seed: int):
+    from agents import load_opponent
+    key = ("agent", spec)
+    if key not in _CACHE:
+        _CACHE[key] = load_opponent(spec, seed=seed)
+    a = _CACHE[key]
+    if hasattr(a, "rng"):                         # reseed per game: results independent of
+        a.rng = np.random.default_rng(seed)       # which worker plays which game
+    return a
 
 
-def main(argv=None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--decks", nargs=2, default=["ember-rush", "stone-bastion"])
-    ap.add_argument("--games", type=int, default=200, help="seeds; each is played twice")
-    ap.add_argument("--seed", type=int, default=0)
+def _play_pair(task):
+    """Both seat orders of one seed: ``(d0, d1, a0, a1, seed)`` -> two result dicts."""
+    d0, d1, a0, a1, seed = task
+    out = []
+    for swap in (False, True):
+        decks = (_deck(d1), _deck(d0)) if swap else (_deck(d0), _deck(d1))
+        agents = (_agent(a1, seed * 2 + 1), _agent(a0, seed * 2)) if swap else \
+            (_agent(a0, seed * 2), _agent(a1, seed * 2 + 1))
+        r = play_game(decks[0], decks[1], seed, agents)
+        # from the point of view of (d0, a0), the task's first side
+        side = 1 if swap else 0
+        out.append({"seed": seed, "swap": swap, "points": (r.returns[side] + 1) / 2,
+                    "first_player_won": r.returns[r.first] > 0, "draw": r.returns == (0, 0),
+                    "turns": r.turns, "decisions": r.decisions})
+    return out
+
+
+def _worker_init():
+    """One thread per worker process: the workers already use every core."""
+    try:
+        import torch
+        torch.set_num_threads(1)
+    except ImportError:
+        pass
+
+
+def _run(tasks, workers: int, desc: str, progress: bool):
+    from tqdm import tqdm
+    results = []
+    bar = tqdm(total=len(tasks), desc=desc, unit="seed", disable=not progress)
+    if workers <= 1:
+        for t in tasks:
+            results.append(_play_pair(t))
+            bar.update()
+    else:
+        # not fork: a parent that loaded torch (a policy file) can deadlock forked children
+        ctx = multiprocessing.get_context("forkserver")
+        with ProcessPoolExecutor(workers, mp_context=ctx, initializer=_worker_init) as ex:
+            for r in ex.map(_play_pair, tasks, chunksize=max(1, len(tasks) // (workers * 8))):
+                results.append(r)
+                bar.update()
+    bar.close()
+    return results
+
+
+def _heatmap(matrix, labels, title, path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    k = len(labels)
+    fig, ax = plt.subplots(figsize=(1.2 + 0.9 * k, 1.0 + 0.8 * k))
+    m = np.array(matrix, dtype=float)
+    im = ax.imshow(m, vmin=0, vmax=1, cmap="RdYlGn")
+    ax.set_xticks(range(k), labels, rotation=45, ha="right")
+    ax.set_yticks(range(k), labels)
+    for i in range(k):
+        for j in range(k):
+            if not np.isnan(m[i, j]):
+                ax.text(j, i, f"{m[i, j]:.2f}", ha="center", va="center", fontsize=8)
+    ax.set_title(title)
+    ax.set_xlabel("opponent")
+    fig.colorbar(im, ax=ax, label="row's score")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def _matrix(labels, per_pair):
+    """Score matrix (row vs column) with Wilson intervals from per-pair points lists."""
+    k = len(labels)
+    m = np.full((k, k), np.nan)
+    rows = []
+    for (i, j), pts in per_pair.items():
+        n, s = len(pts), float(np.sum(pts))
+        for a, b, sc in ((i, j, s), (j, i, n - s)):
+            m[a, b] = sc / n
+            lo, hi = wilson(sc, n)
+            rows.append({"row": labels[a], "column": labels[b], "games": n,
+                         "score": round(sc / n, 4), "low": round(lo, 4), "high": round(hi, 4)})
+    return m, rows
+
+
+def _ratings(labels, per_pair, seed, samples, anchor=None):
+    k = len(labels)
+    r = bradley_terry(points_matrix(per_pair, k), anchor)
+    lo, hi = bootstrap_ratings(per_pair, k, samples, seed, anchor)
+    return [{"name": labels[i], "rating": round(float(r[i]), 1), "low": round(float(lo[i]), 1),
+             "high": round(float(hi[i]), 1)} for i in np.argsort(-r)]
+
+
+def _write(out: Path, stem: str, matrix_rows, report, m, labels, title):
+    out.mkdir(parents=True, exist_ok=True)
+    with open(out / f"{stem}_matrix.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(matrix_rows[0]))
+        w.writeheader()
+        w.writerows(matrix_rows)
+    (out / f"{stem}.json").write_text(json.dumps(report, indent=2))
+    _heatmap(m, labels, title, out / f"{stem}_heatmap.png")
+    return [out / f"{stem}_matrix.csv", out / f"{stem}.json", out / f"{stem}_heatmap.png"]
+
+
+def agents_tournament(args) -> dict:
+    specs = args.agents
+    if len(specs) < 2:
+        raise SystemExit("evaluate.py agents: give at least two agents")
+    for s in specs:                               # fail early, with the loader's message
+        try:
+            _agent(s, 0)
+        except Exception as e:
+            raise SystemExit(f"evaluate.py agents: {e}") from None
+    from nivel_env.cards import list_decks
+    decks = args.decks or list_decks()
+    pairs = [(d0, d1) for d0 in decks for d1 in decks] if len(decks) > 1 else [(decks[0],) * 2]
+    tasks, keys = [], []
+    for i, j in combinations(range(len(specs)), 2):
+        for g in range(args.games):
+            d0, d1 = pairs[(g + i * 7 + j * 13) % len(pairs)]
+            tasks.append((d0, d1, specs[i], specs[j], args.seed * 1_000_003 + g))
+            keys.append((i, j))
+    res = _run(tasks, args.workers, "agents", not args.no_progress)
+    per_pair: dict = {}
+    for key, pair in zip(keys, res):
+        per_pair.setdefault(key, []).extend(x["points"] for x in pair)
+    labels = [Path(s).stem if s.endswith(".pt") else s for s in specs]
+    m, rows = _matrix(labels, per_pair)
+    anchor = labels.index("random") if "random" in labels else None
+    report = {"command": "python evaluate.py " + " ".join(args.argv), "kind": "agents",
+              "agents": specs, "decks": decks, "games_per_pair": 2 * args.games,
+              "ratings": _ratings(labels, per_pair, args.seed, args.bootstrap, anchor),
+              "rating_scale": "Elo (400 log10 odds), " + ("random = 0" if anchor is not None
+                                                          else "mean = 0"),
+              "matrix": rows}
+    files = _write(Path(args.out), "agents", rows, report, m, labels,
+                   "Agent tournament: row's score vs column")
+    _print_report(report, labels, m, files)
+    return report
+
+
+def deck_benchmark(args) -> dict:
+    from nivel_env.cards import list_decks
+    decks = args.decks or list_decks()
+    if len(decks) < 2:
+        raise SystemExit("evaluate.py decks: give at least two decks")
+    for d in decks:
+        try:
+            _deck(d)
+        except Exception as e:
+            raise SystemExit(f"evaluate.py decks: {e}") from None
+    try:
+        _agent(args.agent, 0)
+    except Exception as e:
+        raise SystemExit(f"evaluate.py decks: {e}") from None
+    tasks, keys = [], []
+    for i, j in combinations(range(len(decks)), 2):
+        for g in range(args.games):
+            tasks.append((decks[i], decks[j], args.agent, args.agent,
+                          args.seed * 1_000_003 + g))
+            keys.append((i, j))
+    res = _run(tasks, args.workers, "decks", not args.no_progress)
+    per_pair: dict = {}
+    all_games = [x for pair in res for x in pair]
+    for key, pair in zip(keys, res):
+        per_pair.setdefault(key, []).extend(x["points"] for x in pair)
+    labels = [_deck(d).name for d in decks]
+    m, rows = _matrix(labels, per_pair)
+    n = len(all_games)
+    decided = [x for x in all_games if not x["draw"]]
+    fp = sum(x["first_player_won"] for x in decided)
+    lo, hi = wilson(fp, len(decided))
+    overall = []
+    for i, name in enumerate(labels):
+        pts = [p for (a, b), v in per_pair.items() for p in
+               (v if a == i else [1 - q for q in v] if b == i else [])]
+        s = float(np.sum(pts))
+        wl, wh = wilson(s, len(pts))
+        overall.append({"deck": name, "games": len(pts), "score": round(s / len(pts), 4),
+                        "low": round(wl, 4), "high": round(wh, 4)})
+    report = {"command": "python evaluate.py " + " ".join(args.argv), "kind": "decks",
+              "agent": args.agent, "decks": decks, "games": n,
+              "games_per_pair": 2 * args.games,
+              "ratings": _ratings(labels, per_pair, args.seed, args.bootstrap),
+              "rating_scale": "Elo (400 log10 odds), mean = 0",
+              "overall": sorted(overall, key=lambda r: -r["score"]),
+              "first_player_win_rate": {"rate": round(fp / len(decided), 4) if decided else None,
+                                        "low": round(lo, 4), "high": round(hi, 4),
+                                        "decided_games": len(decided)},
+              "draws": n - len(decided),
+              "mean_turns": round(float(np.mean([x["turns"] for x in all_games])), 2),
+              "mean_decisions": round(float(np.mean([x["decisions"] for x in all_games])), 1),
+              "matrix": rows}
+    files = _write(Path(args.out), "decks", rows, report, m, labels,
+                   f"Deck benchmark ({args.agent} both seats): row's score")
+    _print_report(report, labels, m, files)
+    return report
+
+
+def _print_report(report, labels, m, files):
+    print(f"\n{report['kind']}: {report['games_per_pair']} games per pair (seats swapped)")
+    print("\nratings (" + report["rating_scale"] + ", bootstrap 95%):")
+    for r in report["ratings"]:
+        print(f"  {r['name']:24s} {r['rating']:7.1f}  [{r['low']:7.1f}, {r['high']:7.1f}]")
+    if "first_player_win_rate" in report:
+        f = report["first_player_win_rate"]
+        print(f"\nfirst player wins {f['rate']} [{f['low']}, {f['high']}]; "
+              f"{report['draws']} draws; {report['mean_turns']} turns, "
+              f"{report['mean_decisions']} decisions a game")
+    w = max(len(x) for x in labels)
+    print("\nrow's score against column:")
+    print(" " * (w + 2) + " ".join(f"{x[:7]:>7s}" for x in labels))
+    for i, name in enumerate(labels):
+        cells = " ".join("      -" if np.isnan(v) else f"{v:7.2f}" for v in m[i])
+        print(f"{name:{w}s}  {cells}")
+    print("\nwrote " + ", ".join(str(f) for f in files))
+
+
+def main(argv=None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter,
+                                 epilog="\n".join(__doc__.splitlines()[2:]))
+    sub = ap.add_subparsers(dest="command", required=True)
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--games", type=int, default=50,
+                        help="seeds per pair; each is played twice, seats swapped")
+    common.add_argument("--seed", type=int, default=0)
+    common.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    common.add_argument("--bootstrap", type=int, default=1000, help="bootstrap samples")
+    common.add_argument("--no-progress", action="store_true")
+    a = sub.add_parser("agents", parents=[common], help="round robin between agents")
+    a.add_argument("agents", nargs="+", help="random, heuristic, a bundled policy name or a "
+                                             "policy file")
+    a.add_argument("--decks", nargs="+", help="deck names or files (default: all bundled)")
+    a.add_argument("--out", default="results/agents")
+    d = sub.add_parser("decks", parents=[common], help="every deck pair under one agent")
+    d.add_argument("--decks", nargs="+", help="deck names or files (default: all bundled)")
+    d.add_argument("--agent", default="heuristic", help="the agent in both seats")
+    d.add_argument("--out", default="results/decks")
     args = ap.parse_args(argv)
-    a, b = load_deck(args.decks[0]), load_deck(args.decks[1])
-    agents = [RandomAgent(args.seed), RandomAgent(args.seed + 1)]
-    score_a = draws = 0.0
-    n = 0
-    for i in range(args.games):
-        seed = args.seed * 1_000_003 + i
-        for swap in (False, True):
-            r = (play(b, a, seed, agents) if swap else play(a, b, seed, agents)).returns()
-            ra = r[1] if swap else r[0]
-            score_a += (ra + 1) / 2
-            draws += r == (0, 0)
-            n += 1
-    lo, hi = wilson(score_a, n)
-    print(f"{a.name} vs {b.name}: {n} games (duplicate, random play)")
-    print(f"  {a.name} score {score_a / n:.3f}  95% CI [{lo:.3f}, {hi:.3f}]  draws {int(draws)}")
+    args.argv = argv
+    if args.games < 1:
+        ap.error("--games must be at least 1")
+    (agents_tournament if args.command == "agents" else deck_benchmark)(args)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

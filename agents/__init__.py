@@ -29,4 +29,16 @@ class RandomAgent:
         return int(legal[self.rng.integers(legal.size)])
 
 
-__all__ = ["Agent", "RandomAgent"]
+from .heuristic import HeuristicAgent  # noqa: E402
+from .opponents import bundled_opponents, load_opponent  # noqa: E402
+
+
+def __getattr__(name):                      # torch is only needed for trained policies
+    if name in ("PolicyAgent", "export_policy", "PolicyFileError"):
+        from . import policy
+        return getattr(policy, name)
+    raise AttributeError(f"module 'agents' has no attribute {name!r}")
+
+
+__all__ = ["Agent", "HeuristicAgent", "PolicyAgent", "RandomAgent", "bundled_opponents",
+           "export_policy", "load_opponent"]

@@ -9,6 +9,9 @@ automatic effects -- not how well it can be piloted; the point is to catch a
 deck or a seat that wins nearly always.
 
     python benchmarks/deck_balance.py --games 40 --seed 0      # ~1,100 games per minute
+
+(``evaluate.py decks --agent random`` measures the same with ratings, all cores and
+CSV/JSON/PNG output; this script prints the Markdown table of docs/balance.md.)
 """
 from __future__ import annotations
 
@@ -21,7 +24,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents import RandomAgent  # noqa: E402
-from evaluate import play, wilson  # noqa: E402
+from agents.arena import play_game  # noqa: E402
+from agents.ratings import wilson  # noqa: E402
 from nivel_env.cards import list_decks, load_card_db, load_deck  # noqa: E402
 
 
@@ -44,8 +48,8 @@ def main(argv=None) -> None:
         for s in range(args.games):
             seed = args.seed * 1_000_003 + s
             for a, b in ((i, j), (j, i)):
-                g = play(decks[a], decks[b], seed, agents)
-                r, first, t = g.returns(), g.first, g.turn
+                g = play_game(decks[a], decks[b], seed, agents)
+                r, first, t = g.returns, g.first, g.turns
                 score[a][b] += (r[0] + 1) / 2
                 score[b][a] += (r[1] + 1) / 2
                 count[a][b] += 1

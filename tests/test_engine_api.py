@@ -203,10 +203,10 @@ def test_scenario_from_yaml_file(db, tmp_path):
     assert g.decision.kind == "main" and g.card(g.deck[0][-1]).id == "T-002"
 
 
-def test_random_agent_obeys_mask_and_evaluate_wilson():
+def test_random_agent_obeys_mask_and_wilson():
     import numpy as np
     from agents import RandomAgent
-    from evaluate import wilson
+    from agents.ratings import wilson
     mask = np.zeros(N_ACTIONS, dtype=np.int8)
     mask[[3, 9, 200]] = 1
     agent = RandomAgent(0)

@@ -161,6 +161,12 @@ for _name, _shape, _ in BLOCKS:
 OBS_SIZE = _o
 del _o, _name, _shape
 
+#: Changes whenever the layout does (block names and shapes, card columns, the action
+#: space); trained policy files record it and refuse to load under another layout.
+LAYOUT_VERSION = __import__("hashlib").sha256(repr((
+    [(n, s) for n, s, _ in BLOCKS], [(n, w) for n, w, _ in cf.COLUMNS], A.N_ACTIONS,
+    cf.VERB_NAMES, cf.KEYWORDS)).encode()).hexdigest()[:12]
+
 _CF = {n: i for i, (n, _) in enumerate(CANDIDATE_FEATURES)}
 _NCF, _NFV, _NFF = len(CANDIDATE_FEATURES), len(FIELD_VALUES), len(FIELD_FLAGS)
 _NVALUES = OFFSETS["seat"]                 # the leading block of numbers

@@ -1,0 +1,70 @@
+"""Play games between agents over the engine, from each seat's observation.
+
+The one game loop for evaluation, training callbacks and tests: each agent gets its
+own seat's observation (unless it declares ``needs_observation = False``) and the
+mask, exactly as in the environments, without the AEC bookkeeping.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from nivel_env.engine import N_ACTIONS, RuleConfig, new_game
+from nivel_env.env.encoder import Encoder
+
+
+@dataclass(frozen=True)
+class GameResult:
+    returns: tuple          # (r0, r1): +1 / -1, or 0 / 0 for a draw or the turn cap
+    turns: int
+    decisions: int
+    first: int              # the seat that went first
+
+
+def play_game(deck_0, deck_1, seed: int, agents, config: RuleConfig | None = None,
+              encoder: Encoder | None = None, record: list | None = None) -> GameResult:
+    """One seeded game; ``agents[i]`` plays seat i.  ``record`` (a list) receives the
+    actions taken, for replays."""
+    g = new_game(deck_0, deck_1, seed=seed, config=config)
+    enc = encoder if encoder is not None and encoder.db is g.db else Encoder(g.db)
+    observe = [getattr(a, "needs_observation", True) for a in agents]
+    for a in agents:
+        if hasattr(a, "reset"):
+            a.reset()
+    mask = np.zeros(N_ACTIONS, dtype=np.int8)
+    n = 0
+    while g.result is None:
+        p = g.dec[1]
+        legal = g.legal_actions()
+        mask[:] = 0
+        mask[legal] = 1
+        obs = enc.encode(g, p, legal) if observe[p] else None
+        a = int(agents[p].act(obs, mask))
+        g.apply_action(a)
+        if record is not None:
+            record.append(a)
+        n += 1
+    return GameResult(g.result, g.turn, n, g.first)
+
+
+def head_to_head(agent_a, agent_b, decks, games: int, seed: int = 0,
+                 config: RuleConfig | None = None) -> dict:
+    """``games`` seeds, each played twice with the seats swapped (same decks, same seed);
+    deck pairs cycle through ``decks`` (a list of Deck).  Returns A's score and counts."""
+    enc = Encoder(decks[0].db)
+    wins = losses = draws = 0
+    for i in range(games):
+        d0 = decks[i % len(decks)]
+        d1 = decks[(i * 3 + 1 + i // len(decks)) % len(decks)]
+        s = seed * 1_000_003 + i
+        for swap in (False, True):
+            agents = (agent_b, agent_a) if swap else (agent_a, agent_b)
+            r = play_game(d0, d1, s, agents, config, enc).returns
+            ra = r[1] if swap else r[0]
+            wins += ra > 0
+            losses += ra < 0
+            draws += ra == 0
+    n = wins + losses + draws
+    return {"games": n, "wins": wins, "losses": losses, "draws": draws,
+            "score": (wins + 0.5 * draws) / n if n else 0.0}

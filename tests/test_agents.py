@@ -1,0 +1,199 @@
+"""Agents, the arena, ratings, train.py --quick and evaluate.py."""
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agents import HeuristicAgent, RandomAgent, bundled_opponents, load_opponent
+from agents.arena import head_to_head, play_game
+from agents.ratings import bootstrap_ratings, bradley_terry, points_matrix, wilson
+from nivel_env.cards import list_decks, load_deck
+from nivel_env.engine import N_ACTIONS, new_game
+from nivel_env.engine.hidden import determinize
+from nivel_env.env.encoder import Encoder
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def positions(n_games=4, every=7):
+    names = list_decks()
+    out = []
+    for s in range(n_games):
+        r = random.Random(s)
+        g = new_game(load_deck(names[s % 8]), load_deck(names[(s + 3) % 8]), seed=s)
+        k = 0
+        while not g.is_terminal():
+            if k % every == 0:
+                out.append(g.clone())
+            legal = g.legal_actions()
+            g.apply_action(legal[r.randrange(len(legal))])
+            k += 1
+    return out
+
+
+def masked(g):
+    m = np.zeros(N_ACTIONS, dtype=np.int8)
+    m[g.legal_actions()] = 1
+    return m
+
+
+# ------------------------------------------------------------------ rule-based agents
+
+def test_agents_obey_the_mask_everywhere():
+    pos = positions()
+    enc = Encoder(pos[0].db)
+    for agent in (RandomAgent(0), HeuristicAgent(0)):
+        for g in pos:
+            p = g.current_player
+            a = agent.act(enc.encode(g, p, g.legal_actions()).copy(), masked(g))
+            assert a in g.legal_actions(), (type(agent).__name__, g.decision)
+
+
+def test_heuristic_decides_from_its_seat_only():
+    """Redrawing what the seat cannot see never changes the heuristic's choice."""
+    pos = positions()
+    enc = Encoder(pos[0].db)
+    for i, g in enumerate(pos):
+        p = g.current_player
+        a = HeuristicAgent(7).act(enc.encode(g, p, g.legal_actions()).copy(), masked(g))
+        h = determinize(g, p, seed=i)
+        b = HeuristicAgent(7).act(enc.encode(h, p, h.legal_actions()).copy(), masked(h))
+        assert a == b
+
+
+def test_heuristic_beats_random():
+    decks = [load_deck(n) for n in list_decks()]
+    r = head_to_head(HeuristicAgent(0), RandomAgent(0), decks, games=24, seed=5)
+    assert r["games"] == 48 and r["score"] >= 0.7, r
+
+
+def test_play_game_records_and_is_deterministic():
+    d0, d1 = load_deck("ember-rush"), load_deck("stone-bastion")
+    rec1, rec2 = [], []
+    a = play_game(d0, d1, 3, (HeuristicAgent(1), RandomAgent(2)), record=rec1)
+    b = play_game(d0, d1, 3, (HeuristicAgent(1), RandomAgent(2)), record=rec2)
+    assert a == b and rec1 == rec2 and a.decisions == len(rec1) and a.returns in ((1, -1), (-1, 1))
+
+
+def test_load_opponent():
+    assert {"random", "heuristic"} <= set(bundled_opponents())
+    assert isinstance(load_opponent("random"), RandomAgent)
+    assert isinstance(load_opponent("heuristic", seed=1), HeuristicAgent)
+    with pytest.raises(ValueError, match="neither a file nor a bundled"):
+        load_opponent("grandmaster")
+
+
+# ------------------------------------------------------------------ ratings
+
+def test_wilson_hand_computed():
+    lo, hi = wilson(8, 10)                        # 0.8 with n = 10: [0.4902, 0.9433]
+    assert abs(lo - 0.4902) < 1e-3 and abs(hi - 0.9433) < 1e-3
+    assert wilson(0, 0) == (0.0, 1.0)
+
+
+def test_bradley_terry_hand_computed():
+    # A beat B 3 times in 4: strength ratio 3, Elo difference 400 log10 3 = 190.85
+    r = bradley_terry(np.array([[0, 3], [1, 0]]), prior=0)
+    assert abs((r[0] - r[1]) - 190.85) < 0.1 and abs(r.mean()) < 1e-9
+    # three players, consistent odds 2:1 each step -> equal spacing 400 log10 2 = 120.4
+    w = np.array([[0, 2, 4], [1, 0, 2], [1, 2, 0]], dtype=float)
+    w[2, 1], w[1, 2] = 1, 2
+    r = bradley_terry(w, anchor=2, prior=0)
+    assert abs(r[2]) < 1e-9 and abs(r[1] - 120.4) < 0.5 and abs(r[0] - 240.8) < 0.5
+    # a clean sweep stays finite with the default prior
+    assert np.isfinite(bradley_terry(np.array([[0, 5], [0, 0]]))).all()
+
+
+def test_bootstrap_intervals():
+    res = {(0, 1): [1] * 30 + [0] * 10}
+    w = points_matrix(res, 2)
+    assert w.tolist() == [[0, 30], [10, 0]]
+    r = bradley_terry(w)
+    lo, hi = bootstrap_ratings(res, 2, samples=300, seed=0)
+    assert lo[0] < r[0] < hi[0] and lo[1] < r[1] < hi[1] and hi[1] < 0 < lo[0]
+    lo2, hi2 = bootstrap_ratings(res, 2, samples=300, seed=0)
+    assert (lo == lo2).all() and (hi == hi2).all()
+
+
+# ------------------------------------------------------------------ the commands
+
+def run(*cmd, cwd):
+    return subprocess.run([sys.executable, *map(str, cmd)], cwd=cwd, capture_output=True,
+                          text=True, timeout=900)
+
+
+def test_evaluate_decks_and_agents_write_their_files(tmp_path):
+    p = run(ROOT / "evaluate.py", "decks", "--decks", "ember-rush", "stone-bastion",
+            "tide-scholars", "--games", "3", "--agent", "heuristic", "--workers", "2",
+            "--bootstrap", "50", "--no-progress", "--out", tmp_path / "d", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    rep = json.loads((tmp_path / "d" / "decks.json").read_text())
+    assert rep["games"] == 3 * 3 * 2 and len(rep["ratings"]) == 3
+    assert 0 <= rep["first_player_win_rate"]["rate"] <= 1 and rep["mean_turns"] > 0
+    assert (tmp_path / "d" / "decks_heatmap.png").stat().st_size > 1000
+    rows = (tmp_path / "d" / "decks_matrix.csv").read_text().splitlines()
+    assert rows[0].startswith("row,column,games,score,low,high") and len(rows) == 1 + 6
+    # same seed, one worker: the same results
+    p2 = run(ROOT / "evaluate.py", "decks", "--decks", "ember-rush", "stone-bastion",
+             "tide-scholars", "--games", "3", "--workers", "1", "--bootstrap", "50",
+             "--no-progress", "--out", tmp_path / "d2", cwd=tmp_path)
+    assert json.loads((tmp_path / "d2" / "decks.json").read_text())["matrix"] == rep["matrix"]
+    p = run(ROOT / "evaluate.py", "agents", "random", "heuristic", "--games", "4",
+            "--decks", "ember-rush", "--bootstrap", "50", "--no-progress",
+            "--out", tmp_path / "a", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    rep = json.loads((tmp_path / "a" / "agents.json").read_text())
+    assert [r["name"] for r in rep["ratings"]][-1] == "random" or rep["ratings"][0]["name"] == \
+        "heuristic"
+    assert "heuristic" in p.stdout
+    p = run(ROOT / "evaluate.py", "agents", "random", "nobody", cwd=tmp_path)
+    assert p.returncode != 0 and "nobody" in p.stderr
+
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("sb3_contrib")
+
+
+def test_train_quick_runs_and_its_policy_loads_as_an_opponent(tmp_path):
+    p = run(ROOT / "train.py", "--quick", "--out", tmp_path / "run", "--no-progress",
+            cwd=tmp_path)
+    assert p.returncode == 0, p.stderr[-3000:]
+    rep = json.loads((tmp_path / "run" / "train.json").read_text())
+    assert rep["total_steps"] >= 4096 and rep["steps_per_second"] > 0
+    assert list((tmp_path / "run" / "checkpoints").glob("model_*.zip"))
+    assert list((tmp_path / "run" / "snapshots").glob("*.pt"))
+    assert list((tmp_path / "run" / "tb").iterdir())
+    policy = tmp_path / "run" / "policy.pt"
+    agent = load_opponent(policy)
+    assert agent.meta["command"].startswith("python train.py --quick")
+    pos = positions(2, 11)
+    enc = Encoder(pos[0].db)
+    for g in pos:
+        obs = enc.encode(g, g.current_player, g.legal_actions()).copy()
+        assert agent.act(obs, masked(g)) in g.legal_actions()
+    easy = load_opponent(policy, difficulty="easy", seed=0)
+    assert easy.random_share == 0.3 and easy.temperature == 1.0
+    # --resume continues from the last checkpoint
+    p = run(ROOT / "train.py", "--quick", "--total-steps", "6000", "--resume", "--out",
+            tmp_path / "run", "--no-progress", cwd=tmp_path)
+    assert p.returncode == 0 and "resuming from" in p.stdout, p.stderr[-3000:]
+    assert json.loads((tmp_path / "run" / "train.json").read_text())["total_steps"] >= 6000
+
+
+def test_policy_files_for_another_layout_are_refused(tmp_path):
+    from agents.policy import PolicyFileError, read_policy_file
+    bad = tmp_path / "old.pt"
+    torch.save({"format": "nivel-policy", "version": 1, "meta": {"layout_version": "0ld"},
+                "data": {}, "state_dict": {}}, bad)
+    with pytest.raises(PolicyFileError, match="observation layout '0ld'"):
+        read_policy_file(bad)
+    junk = tmp_path / "junk.pt"
+    junk.write_bytes(b"not a policy")
+    with pytest.raises(PolicyFileError, match="junk.pt"):
+        read_policy_file(junk)
+    with pytest.raises(PolicyFileError, match="no such policy file"):
+        read_policy_file(tmp_path / "missing.pt")
