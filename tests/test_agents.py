@@ -197,3 +197,14 @@ def test_policy_files_for_another_layout_are_refused(tmp_path):
         read_policy_file(junk)
     with pytest.raises(PolicyFileError, match="no such policy file"):
         read_policy_file(tmp_path / "missing.pt")
+
+
+def test_shipped_policy_loads_and_obeys_the_mask():
+    assert "nv1-ppo" in bundled_opponents()
+    agent = load_opponent("nv1-ppo")
+    assert agent.meta["layout_version"] and agent.meta["num_timesteps"] >= 1_000_000
+    pos = positions(2, 13)
+    enc = Encoder(pos[0].db)
+    for g in pos:
+        obs = enc.encode(g, g.current_player, g.legal_actions()).copy()
+        assert agent.act(obs, masked(g)) in g.legal_actions()
