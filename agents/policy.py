@@ -99,13 +99,6 @@ class PolicyAgent:
     def reset(self) -> None:
         pass
 
-    def action_probabilities(self, observation, action_mask) -> np.ndarray:
-        mask = np.asarray(action_mask).astype(bool)
-        with th.no_grad():
-            obs = th.as_tensor(np.asarray(observation, dtype=np.float32)).reshape(1, -1)
-            dist = self.policy.get_distribution(obs, action_masks=mask.reshape(1, -1))
-            return dist.distribution.probs[0].numpy()
-
     def act(self, observation, action_mask) -> int:
         mask = np.asarray(action_mask).astype(bool)
         legal = np.flatnonzero(mask)
