@@ -139,3 +139,20 @@ def test_first_turn_attack_option(db):
     g = make(db, P(units=["T-002"]), turn=1)
     do(g, "end main")
     assert any("attack with" in k for k in names(g))
+
+
+def test_10_1_14_chain_ends_with_the_turn_even_at_level_ten(db):
+    """Chain counts this turn's attacks (10.1.14.2); when the turn passes (6.6.1.5) the
+    effect ends although nothing else changed (both leaders at 10, so no level-up)."""
+    from conftest import power
+    g = make(db, P(level=10, units=["FI-02"]), P("T-L02", level=10))
+    base = power(g, 0, 0)
+    do(g, "end main")
+    do(g, "attack with Ash Raider")
+    while g.tp == 0 or g.decision.kind != "main":
+        assert power(g, 0, 0) == base + 1 or g.tp == 1           # Chain: 1 is on
+        legal = g.legal_actions()
+        g.apply_action(A.PASS if A.PASS in legal else
+                       A.END_ATTACK if A.END_ATTACK in legal else legal[0])
+    assert g.tp == 1 and unit(g, 0, 0) == "FI-02"
+    assert power(g, 0, 0) == base

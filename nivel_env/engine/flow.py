@@ -62,6 +62,7 @@ def start_turn(g) -> None:
     g.placed = [0, 0]
     g.attacked = []
     g.used = []
+    g.dirty = True          # the turn player and this turn's attacks feed Chain (10.1.14.2)
     g.log.append({"type": "turn", "turn": g.turn, "player": p})
     g.phase = K.LEVEL_UP
     change_level(g, p, 1)                                          # 6.2.1

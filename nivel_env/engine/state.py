@@ -56,7 +56,7 @@ class Game:
             from .render import action_name
             raise IllegalActionError(
                 f"action {action} ({action_name(self, action)}) is not legal now; "
-                f"{self.decision.kind} decision for player {self.dec[1]}, "
+                f"{K.DECISION_NAMES[self.dec[0]]} decision for player {self.dec[1]}, "
                 f"legal: {self.legal_actions()}")
         self._legal = None
         apply_action(self, action)

@@ -69,6 +69,7 @@ def draw(g, p: int, n: int) -> int:
         g.stamp[iid] += 1
         done += 1
     if done:
+        g.dirty = True      # hand size feeds conditions (hand_at_least / hand_at_most)
         g.log.append({"type": "draw", "player": p, "count": done})
     return done
 
