@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 
-def make_env(rank: int, seed: int, decks):
+def make_env(rank: int, seed: int, decks, weights=(0.2, 0.3, 0.5)):
     def _init():
         import gymnasium
         from stable_baselines3.common.monitor import Monitor
@@ -56,7 +56,7 @@ def make_env(rank: int, seed: int, decks):
                 return self.env.unwrapped.action_masks()
 
         from agents.pool import OpponentPool
-        pool = OpponentPool(seed * 1000 + rank)
+        pool = OpponentPool(seed * 1000 + rank, weights=weights)
         e = NivelArenaGymEnv(opponent=pool, seat="random", deck_pool=decks)
         e.reset(seed=seed * 1000 + rank)
         return Timed(Monitor(e))
@@ -78,6 +78,10 @@ def main(argv=None) -> int:
     ap.add_argument("--checkpoint-every", type=int, default=200_000)
     ap.add_argument("--eval-every", type=int, default=100_000)
     ap.add_argument("--eval-games", type=int, default=50, help="seeds per evaluation (x2 seats)")
+    ap.add_argument("--pool", type=float, nargs=3, default=(0.2, 0.3, 0.5),
+                    metavar=("RANDOM", "HEURISTIC", "SNAPSHOTS"),
+                    help="how often each kind of opponent is drawn (relative weights; "
+                         "default 0.2 0.3 0.5)")
     ap.add_argument("--n-steps", type=int, default=1024, help="rollout steps per environment")
     ap.add_argument("--lr", type=float, default=3e-4)
     ap.add_argument("--resume", action="store_true", help="continue from the latest checkpoint")
@@ -86,6 +90,8 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if args.total_steps is None:
         args.total_steps = 4096 if args.quick else 2_000_000
+    if any(w < 0 for w in args.pool) or sum(args.pool) <= 0:
+        ap.error(f"--pool weights must be >= 0 and not all 0, got {args.pool}")
     if args.quick:
         args.n_steps, args.snapshot_every, args.checkpoint_every = 256, 1024, 2048
         args.eval_every, args.eval_games = 2048, 4
@@ -115,7 +121,7 @@ def main(argv=None) -> int:
     (out / "snapshots").mkdir(parents=True, exist_ok=True)
     (out / "checkpoints").mkdir(parents=True, exist_ok=True)
     th.set_num_threads(1)
-    factory = [make_env(i, args.seed, names) for i in range(args.envs)]
+    factory = [make_env(i, args.seed, names, tuple(args.pool)) for i in range(args.envs)]
     venv = SubprocVecEnv(factory) if args.envs > 1 else DummyVecEnv(factory)
 
     checkpoints = sorted((out / "checkpoints").glob("model_*.zip"),
@@ -178,13 +184,24 @@ def main(argv=None) -> int:
 
     start, start_steps = time.perf_counter(), model.num_timesteps
     remaining = max(0, args.total_steps - model.num_timesteps)
-    model.learn(total_timesteps=remaining, callback=SelfPlay(), reset_num_timesteps=False,
-                progress_bar=not args.no_progress, tb_log_name="ppo")
+    try:
+        model.learn(total_timesteps=remaining, callback=SelfPlay(), reset_num_timesteps=False,
+                    progress_bar=not args.no_progress, tb_log_name="ppo")
+        interrupted = False
+    except KeyboardInterrupt:                       # stop early, keep what was learnt
+        interrupted = True
+        print(f"\ninterrupted at {model.num_timesteps} steps; saving and exporting",
+              file=sys.stderr)
     wall = time.perf_counter() - start
     steps = model.num_timesteps - start_steps
     model.save(out / "checkpoints" / f"model_{model.num_timesteps}.zip")
-    env_seconds = sum(venv.get_attr("env_seconds"))
-    venv.close()
+    env_seconds = float("nan")
+    try:
+        if not interrupted:             # after a Ctrl-C the worker pipes may be mid-message
+            env_seconds = sum(venv.get_attr("env_seconds"))
+        venv.close()
+    except Exception:                                        # noqa: BLE001 -- workers gone
+        pass
     command = "python train.py " + " ".join(sys.argv[1:] if argv is None else argv)
     final = evaluate_now(args.eval_games, args.seed + 999)
     policy_path = export_policy(model, out / "policy.pt",
@@ -192,11 +209,13 @@ def main(argv=None) -> int:
                                  "eval": {k: v["score"] for k, v in final.items()}})
     report = {
         "command": command, "total_steps": model.num_timesteps, "decks": names,
-        "envs": args.envs, "wall_seconds": round(wall, 1),
+        "envs": args.envs, "pool": dict(zip(("random", "heuristic", "snapshots"), args.pool)),
+        "wall_seconds": round(wall, 1),
         "steps_per_second": round(steps / wall, 1) if wall else None,
         "share_rollout": round(timing["rollout"] / wall, 3) if wall else None,
         "share_update": round(timing["update"] / wall, 3) if wall else None,
-        "env_busy_share": round(env_seconds / (wall * args.envs), 3) if wall else None,
+        "env_busy_share": (round(env_seconds / (wall * args.envs), 3)
+                           if wall and env_seconds == env_seconds else None),
         "final_eval": final, "policy": str(policy_path),
     }
     (out / "train.json").write_text(json.dumps(report, indent=2))

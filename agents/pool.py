@@ -30,6 +30,8 @@ class OpponentPool:
 
     def reset(self) -> None:
         w = np.array(self.weights[:2] + ((self.weights[2],) if self.snapshots else (0.0,)))
+        if w.sum() <= 0:                            # only snapshots wanted, none taken yet
+            w = np.array([1.0, 0.0, 0.0])
         k = self.rng.choice(3, p=w / w.sum())
         self.current = (self.random, self.heuristic,
                         self.snapshots[self.rng.integers(len(self.snapshots))]

@@ -4,6 +4,8 @@
 ``cards``  lists and searches the card pool with rendered text.
 ``deck``   validates, shows or lists decks.
 ``observation``  prints the observation layout (docs/observation.md).
+``check``  plays many seeded games checking the rules, the mask, determinism and
+           hidden information, on the bundled or your own cards and decks.
 """
 from __future__ import annotations
 
@@ -74,6 +76,8 @@ def main(argv: list[str] | None = None) -> int:
     obs.set_defaults(func=_observation)
     from .cli_cards import add_parsers
     add_parsers(sub)
+    from .cli_check import add_parser
+    add_parser(sub)
     args = parser.parse_args(argv)
     try:
         return args.func(args)

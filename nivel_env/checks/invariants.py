@@ -1,0 +1,131 @@
+"""Invariants that hold at every decision of every game, whatever the cards.
+
+They restate the rules as properties, so a random or biased player that breaks one
+has found either a rules bug or a card whose data the engine mishandles.  Each
+check returns messages instead of raising, so a soak can report all of them with
+the seed and action list that led there.
+"""
+from __future__ import annotations
+
+from ..cards import model as m
+from ..engine import N_ACTIONS
+from ..engine import actions as A
+from ..engine import const as K
+from ..engine.legal import field_cost
+from ..engine.stats import ensure
+
+_ZONE_LISTS = ((K.Z_DECK, "deck"), (K.Z_HAND, "hand"), (K.Z_TRASH, "trash"),
+               (K.Z_DAMAGE, "damage"), (K.Z_SKILL, "skill"))
+
+
+def card_count(g, p: int) -> int:
+    """The instances player ``p`` owns: the leader and every deck card (3.1)."""
+    return sum(1 for i in range(p * K.PER, (p + 1) * K.PER) if g.where[i] != -4)
+
+
+def invariant_errors(g, counts: tuple[int, int] | None = None,
+                     max_decisions: int | None = None, decisions: int = 0) -> list[str]:
+    """Every invariant the position breaks.
+
+    ``counts``: each player's instance count at the start (conservation);
+    ``decisions``/``max_decisions``: a bound that catches games that never end.
+    """
+    out = []
+    for p in (0, 1):
+        seen: dict[int, str] = {}
+        for z, name in _ZONE_LISTS:
+            for iid in getattr(g, name)[p]:
+                if iid in seen:
+                    out.append(f"card {iid} of player {p} is in both {seen[iid]} and {name}")
+                seen[iid] = name
+                if g.where[iid] >> 2 != z:
+                    out.append(f"card {iid} of player {p} is listed in {name} but its "
+                               f"location says {K.ZONE_NAMES[g.where[iid] >> 2]}")
+                if iid // K.PER != p:
+                    out.append(f"card {iid} of player {iid // K.PER} is in player {p}'s {name}")
+        for lane in range(3):
+            u = g.unit[p * 3 + lane]
+            if u >= 0:
+                if u in seen:
+                    out.append(f"card {u} of player {p} is a unit and in {seen[u]}")
+                seen[u] = "unit"
+                if g.where[u] != K.Z_UNIT * 4 + lane:
+                    out.append(f"unit {u} in lane {lane} of player {p} has location {g.where[u]}")
+            elif g.items[p * 3 + lane]:
+                out.append(f"items {g.items[p * 3 + lane]} in lane {lane} of player {p} "
+                           f"with no unit (3.5.6.1)")
+            for it in g.items[p * 3 + lane]:
+                if it in seen:
+                    out.append(f"item {it} of player {p} is also in {seen[it]}")
+                seen[it] = "item"
+                if g.where[it] != K.Z_ITEM * 4 + lane:
+                    out.append(f"item {it} in lane {lane} of player {p} has location {g.where[it]}")
+        leader = p * K.PER
+        if g.where[leader] >> 2 != K.Z_LEVEL:
+            out.append(f"player {p}'s leader left the leader area")
+        total = len(seen) + 1
+        placed = card_count(g, p)
+        if total != placed:
+            out.append(f"player {p}: {placed} cards exist but {total} are in a zone "
+                       f"(lost or duplicated cards)")
+        if counts is not None and placed != counts[p]:
+            out.append(f"player {p} had {counts[p]} cards at the start and has {placed} now")
+    legal = g.legal_actions()
+    over = g.is_terminal()
+    if over:
+        if legal:
+            out.append(f"the game is over but {len(legal)} actions are legal")
+        r = g.returns()
+        if r[0] + r[1] != 0:
+            out.append(f"returns {r} are not zero-sum")
+        if g.current_player is not None:
+            out.append("the game is over but a player is still to act")
+    else:
+        if not legal:
+            out.append(f"no legal action at a {K.DECISION_NAMES[g.dec[0]]} decision of a "
+                       f"game that is not over")
+        if legal != sorted(set(legal)) or (legal and not 0 <= legal[0] <= legal[-1] < N_ACTIONS):
+            out.append(f"legal actions not sorted, unique ids in 0..{N_ACTIONS - 1}: {legal}")
+        if g.returns() != (0, 0):
+            out.append(f"returns {g.returns()} before the game is over")
+        ensure(g)
+        for s in range(6):
+            if g.unit[s] >= 0 and g.pw[s] <= 0:                            # 1.3.7.3
+                out.append(f"unit {g.card(g.unit[s]).id} of player {s // 3} in lane {s % 3} "
+                           f"has power {g.pw[s]} and is still on the field (1.3.7.3)")
+        # 4.5.4.3-4: the 10th card's trigger resolves before the check, and may ask a choice
+        checking = any(t[0] == K.T_DAMAGE_CHECK for t in g.stack)
+        for p in (0, 1):
+            if len(g.damage[p]) >= 10 and not checking:
+                out.append(f"player {p} has {len(g.damage[p])} damage and the game goes on "
+                           f"(4.5.4)")
+        if g.turn > g.cfg.max_turns + 1:
+            out.append(f"turn {g.turn} is past the turn cap {g.cfg.max_turns}")
+    if max_decisions is not None and decisions > max_decisions and not over:
+        out.append(f"{decisions} decisions and the game is not over (a loop?)")
+    return out
+
+
+def play_cost_errors(g, action: int) -> list[str]:
+    """Before a PLAY action is applied: the field's cost with the card added stays
+    within the player's size (6.4.1.1.2; an upgraded unit and its items no longer
+    count, 6.4.1.1.2.1).  Checked at the play, not after its effects: an effect may
+    lower the size afterwards (healing a damage card), which the rules allow."""
+    lo, hi = A.RANGES["PLAY"]
+    if not lo <= action < hi:
+        return []
+    p = g.current_player
+    slot, target = divmod(action - lo, A.PLAY_TARGETS)
+    card = g.card(g.hand[p][slot])
+    ensure(g)
+    cost = field_cost(g, p) + card.cost
+    if target < 3 and card.type == m.UNIT and g.unit[p * 3 + target] >= 0:
+        old = g.unit[p * 3 + target]
+        cost -= g.card(old).cost + sum(g.card(i).cost for i in g.items[p * 3 + target])
+    if cost > g.size[p]:
+        return [f"{g.action_name(action)} is legal but puts player {p}'s field at cost {cost}, "
+                f"over their size {g.size[p]} (6.4.1.1.2)"]
+    return []
+
+
+__all__ = ["card_count", "invariant_errors", "play_cost_errors"]

@@ -1,0 +1,134 @@
+"""Run the conformance checks on a card pool and a set of decks, and summarise.
+
+This is what ``python -m nivel_env check`` calls and what the test suite runs on
+the bundled pool: the same code, so a card designer's new cards get the checks
+our own cards get.
+"""
+from __future__ import annotations
+
+import multiprocessing
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..cards.deck import Deck, parse_deck
+from .determinism import deck_text, determinism_errors
+from .hidden import hidden_info_errors
+from .soak import GameCheck, play_checked, schedule
+
+CHECKS = ("soak", "mask", "determinism", "hidden")
+
+
+@dataclass
+class CheckResult:
+    name: str
+    games: int = 0
+    positions: int = 0
+    failures: int = 0
+    seconds: float = 0.0
+    details: list[str] = field(default_factory=list)     # the first few failures
+
+    def fail(self, text: str, keep: int = 3) -> None:
+        self.failures += 1
+        if len(self.details) < keep:
+            self.details.append(text)
+
+
+def plan(games: int) -> dict[str, int]:
+    """How many games each check plays for ``--games N``: N for the soak, a tenth for
+    the costly every-action mask check and the hidden-information check, a
+    fiftieth (at least 2) for determinism, which replays each game six ways."""
+    return {"soak": games, "mask": max(1, games // 10), "hidden": max(1, games // 10),
+            "determinism": max(2, games // 50)}
+
+
+# ------------------------------------------------------------ worker side
+_W: dict = {}
+
+
+def _init(card_files, texts, config):
+    from ..cards import load_card_db
+    from ..cards.db import bundled_card_files
+    db = load_card_db(bundled_card_files() + list(card_files)) if card_files else load_card_db()
+    _W["decks"] = [parse_deck(t, db, f"<deck {i}>") for i, t in enumerate(texts)]
+    _W["config"] = config
+
+
+def _game(task) -> GameCheck:
+    seed, (a, b), policies, mask = task
+    d = _W["decks"]
+    return play_checked(d[a], d[b], seed, policies, _W["config"], check_mask=mask)
+
+
+# ------------------------------------------------------------ the runner
+def run_checks(decks: list[Deck], games: int = 1000, seed: int = 0, config=None,
+               card_files=(), checks=CHECKS, workers: int = 1, progress: bool = True,
+               counts: dict | None = None) -> list[CheckResult]:
+    """Run ``checks`` and return one result each; ``counts`` overrides plan(games)."""
+    from tqdm import tqdm
+    n = {**plan(games), **(counts or {})}
+    texts = [deck_text(d) for d in decks]
+    card_files = [str(Path(f)) for f in card_files]
+    results = []
+    _init(card_files, texts, config)
+    local = _W["decks"]
+    pool = None
+    if workers > 1 and any(c in checks for c in ("soak", "mask")):
+        # not fork: a parent that loaded torch can deadlock forked children
+        ctx = multiprocessing.get_context("forkserver")
+        pool = ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init,
+                                   initargs=(card_files, texts, config))
+    try:
+        for name in checks:
+            r = CheckResult(name)
+            t0 = time.perf_counter()
+            bar = tqdm(total=n[name], desc=f"{name:<11}", unit="game", disable=not progress,
+                       leave=False)
+            if name in ("soak", "mask"):
+                mask = name == "mask"
+                tasks = [(s, pair, pol, mask) for s, pair, pol in
+                         schedule(decks, n[name], seed + (10**6 if mask else 0))]
+                it = (pool.map(_game, tasks, chunksize=max(1, len(tasks) // (workers * 16)))
+                      if pool else map(_game, tasks))
+                for g in it:
+                    r.games += 1
+                    r.positions += g.masks_checked if mask else g.decisions
+                    if not g.ok:
+                        r.fail(g.describe())
+                    bar.update()
+            else:
+                for s, (a, b), _ in schedule(decks, n[name], seed + 2 * 10**6):
+                    d0, d1 = local[a], local[b]
+                    if name == "hidden":
+                        errs, k = hidden_info_errors(d0, d1, s, config)
+                    else:                   # subprocesses cost a second each: two games
+                        errs, k = determinism_errors(d0, d1, s, config, card_files,
+                                                     subprocess_check=r.games < 2)
+                    r.positions += k
+                    r.games += 1
+                    if errs:
+                        r.fail(f"seed {s}, decks {d0.name} vs {d1.name}:" +
+                               "".join(f"\n  - {e}" for e in errs[:5]))
+                    bar.update()
+            bar.close()
+            r.seconds = time.perf_counter() - t0
+            results.append(r)
+    finally:
+        if pool:
+            pool.shutdown()
+    return results
+
+
+def summary(results: list[CheckResult]) -> str:
+    lines = [f"{'check':<12} {'games':>7} {'positions':>10} {'failures':>9} {'seconds':>8}"]
+    for r in results:
+        lines.append(f"{r.name:<12} {r.games:>7,} {r.positions:>10,} {r.failures:>9,} "
+                     f"{r.seconds:>8.1f}")
+    for r in results:
+        for d in r.details:
+            lines.append(f"\n{r.name} FAILED: {d}")
+    return "\n".join(lines)
+
+
+__all__ = ["CHECKS", "CheckResult", "plan", "run_checks", "summary"]

@@ -1,0 +1,176 @@
+"""The conformance suite (nivel_env.checks) on the bundled pool and the test pool,
+and proof that each check fails when what it guards is broken."""
+import pytest
+
+from nivel_env.cards import list_decks, load_deck
+from nivel_env.checks import (determinism_errors, hidden_info_errors, invariant_errors,
+                              mask_errors, play_checked, replay_game, run_checks, summary)
+from nivel_env.engine import RuleConfig, new_game
+from conftest import TEST_DATA, TEST_POOL
+
+
+@pytest.fixture(scope="module")
+def all_decks(db):
+    """The eight bundled decks and the two test decks (whose pool has every keyword)."""
+    return [load_deck(n, db) for n in list_decks()] + \
+        [load_deck(TEST_DATA / f, db) for f in ("test-blaze.deck", "test-tide.deck")]
+
+
+def _ok(results):
+    assert all(r.failures == 0 for r in results), summary(results)
+    return {r.name: r for r in results}
+
+
+def test_soak_2000_games_every_invariant_every_decision(all_decks):
+    r = _ok(run_checks(all_decks, seed=0, card_files=[TEST_POOL], checks=["soak"],
+                       counts={"soak": 2000}, progress=False))
+    assert r["soak"].games == 2000 and r["soak"].positions > 200_000
+
+
+def test_soak_with_automatic_effect_order(all_decks):
+    cfg = RuleConfig(choose_effect_order=False)
+    _ok(run_checks(all_decks, seed=50_000, config=cfg, card_files=[TEST_POOL],
+                   checks=["soak"], counts={"soak": 300}, progress=False))
+
+
+def test_mask_sound_and_complete_200_games(all_decks):
+    r = _ok(run_checks(all_decks, seed=1, card_files=[TEST_POOL], checks=["mask"],
+                       counts={"mask": 200}, progress=False))
+    assert r["mask"].positions > 20_000
+
+
+def test_determinism_and_hidden_information(all_decks):
+    r = _ok(run_checks(all_decks, seed=2, card_files=[TEST_POOL],
+                       checks=["determinism", "hidden"],
+                       counts={"determinism": 10, "hidden": 120}, progress=False))
+    assert r["hidden"].positions > 3000 and r["determinism"].positions > 1000
+
+
+# ------------------------------------------------------- the checks can fail
+
+def _game(all_decks, seed=3, steps=60):
+    """A live game after ``steps`` decisions of a player who plays when it can."""
+    from nivel_env.checks.policies import always_play
+    g = new_game(all_decks[0], all_decks[1], seed=seed)
+    for i in range(steps):
+        g.apply_action(always_play(g, g.legal_actions(), i * 7))
+    assert not g.is_terminal()
+    return g
+
+
+def test_invariants_catch_lost_and_duplicated_cards(all_decks):
+    g = _game(all_decks)
+    assert invariant_errors(g) == []
+    lost = g.clone()
+    lost.hand[0].pop()
+    assert any("lost or duplicated" in e for e in invariant_errors(lost))
+    dup = g.clone()
+    dup.trash[1].append(dup.deck[1][0])
+    assert any("in both" in e or "location says" in e for e in invariant_errors(dup))
+
+
+def test_invariants_catch_a_zero_power_unit_and_a_missed_loss(all_decks, monkeypatch):
+    g = _game(all_decks, steps=120)
+    assert any(u >= 0 for u in g.unit)
+    from nivel_env.checks import invariants
+    monkeypatch.setattr(invariants, "ensure", lambda g: setattr(g, "pw", [0] * 6))
+    assert any("power 0" in e for e in invariant_errors(g))
+    monkeypatch.undo()
+    h = g.clone()
+    h.damage[0].extend(h.deck[0][:10 - len(h.damage[0])])
+    assert any("damage and the game goes on" in e for e in invariant_errors(h))
+
+
+def test_mask_check_catches_unsound_and_incomplete_masks(all_decks, monkeypatch):
+    from nivel_env.engine import legal, state
+    g = _game(all_decks)
+    assert mask_errors(g) == []
+    real = legal.apply_action
+    first = g.legal_actions()[0]
+
+    def broken(game, a):                          # a listed action that cannot be applied
+        if a == first:
+            raise KeyError("boom")
+        return real(game, a)
+    monkeypatch.setattr(legal, "apply_action", broken)
+    assert any("raised KeyError" in e for e in mask_errors(g))
+    monkeypatch.undo()
+    g = _game(all_decks)
+    illegal = next(a for a in range(300) if a not in g.legal_actions())
+    checked = state.Game.apply_action
+
+    def lax(self, a):                             # one unlisted action gets through
+        return None if a == illegal else checked(self, a)
+    monkeypatch.setattr(state.Game, "apply_action", lax)
+    assert f"illegal action {illegal} was accepted" in mask_errors(g)
+
+
+def test_hidden_check_catches_a_leaked_hand_card(all_decks, monkeypatch):
+    from nivel_env.env import encoder
+    assert hidden_info_errors(all_decks[0], all_decks[1], seed=4)[0] == []
+    real = encoder.Encoder.encode
+
+    def leaky(self, g, p, legal=None):
+        out = real(self, g, p, legal)
+        if g.hand[1 - p]:
+            out[0] = g.defs[g.hand[1 - p][0]] / 1000.0        # the opponent's first card
+        return out
+    monkeypatch.setattr(encoder.Encoder, "encode", leaky)
+    errs, _ = hidden_info_errors(all_decks[0], all_decks[1], seed=4)
+    assert any("cannot see changes their observation" in e for e in errs)
+
+
+def test_determinism_check_catches_a_lossy_round_trip(all_decks, monkeypatch):
+    from nivel_env.engine import state
+    real = state.Game.from_dict.__func__
+
+    def lossy(cls, d, db=None):
+        g = real(cls, d, db)
+        g.rng = 12345                                        # forgets the generator
+        return g
+    monkeypatch.setattr(state.Game, "from_dict", classmethod(lossy))
+    errs, _ = determinism_errors(all_decks[2], all_decks[3], seed=5, subprocess_check=False)
+    assert any("round trip" in e for e in errs)
+
+
+def test_a_failure_names_seed_decks_and_actions_and_replays(all_decks, monkeypatch):
+    from nivel_env.checks import soak
+    monkeypatch.setattr(soak, "invariant_errors",
+                        lambda g, *a: ["planted"] if g.turn >= 3 else [])
+    rec = play_checked(all_decks[0], all_decks[4], seed=9, policies=("attack", "play"))
+    assert not rec.ok and rec.errors == ["planted"]
+    text = rec.describe()
+    assert "seed 9" in text and all_decks[0].name in text and str(rec.actions) in text
+    g = replay_game(all_decks[0], all_decks[4], 9, rec.actions)
+    assert g.turn == 3
+
+
+# ------------------------------------------------------------------ the command
+
+def test_check_command_on_bundled_and_own_cards(capsys, tmp_path):
+    from nivel_env.__main__ import main
+    assert main(["check", "--games", "30", "--no-progress", "--workers", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "all checks passed" in out and "soak" in out and "hidden" in out
+    assert main(["check", "--games", "20", "--no-progress", "--workers", "2",
+                 "--cards", str(TEST_POOL), "--checks", "soak", "mask"]) == 0
+    out = capsys.readouterr().out
+    assert "+new" in out and "determinism" not in out.split("seed 0")[1]
+    bad = tmp_path / "bad.deck"
+    bad.write_text("leader: NOPE-1\n40 FI-01\n")
+    assert main(["check", "--decks", str(bad), "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert str(bad) in err and "NOPE-1" in err
+    assert main(["check", "--checks", "speed", "--no-progress"]) == 2
+
+
+def test_decks_with_cards_carry_every_new_card(db):
+    from nivel_env.cli_check import decks_with_cards
+    from nivel_env.cards.db import read_card_file
+    base = [load_deck(n, db) for n in list_decks()]
+    new = [db.get(c.id) for c in read_card_file(TEST_POOL)]
+    mixed = decks_with_cards(base, new)
+    used = {c.id for d in mixed for c in d.cards} | {d.leader.id for d in mixed}
+    assert {c.id for c in new} <= used
+    assert all(len(d.cards) == 40 for d in mixed)
+    assert new_game(mixed[0], mixed[1], seed=0).legal_actions()
