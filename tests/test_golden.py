@@ -1,0 +1,73 @@
+"""Golden playthroughs: ten seeded games diffed line by line against tests/golden/.
+
+After an intended change of rules, names, observation or events, regenerate and
+review the diff:
+
+    python tests/test_golden.py --regenerate
+"""
+import difflib
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+import conftest  # noqa: E402
+from conftest import TEST_DATA  # noqa: E402
+
+GOLDEN = Path(__file__).parent / "golden"
+# (file stem, deck 0, deck 1, seed, automatic effect order): every bundled deck twice,
+# and the test pool's decks, whose cards carry every section-10 keyword
+GAMES = [
+    ("01-ember-rush-vs-stone-bastion", "ember-rush", "stone-bastion", 1, False),
+    ("02-tide-scholars-vs-gale-runners", "tide-scholars", "gale-runners", 2, False),
+    ("03-twilight-pact-vs-dawn-ascent", "twilight-pact", "dawn-ascent", 3, False),
+    ("04-veil-piercers-vs-anvil-guild", "veil-piercers", "anvil-guild", 4, False),
+    ("05-stone-bastion-vs-tide-scholars", "stone-bastion", "tide-scholars", 5, False),
+    ("06-gale-runners-vs-twilight-pact", "gale-runners", "twilight-pact", 6, False),
+    ("07-dawn-ascent-vs-veil-piercers", "dawn-ascent", "veil-piercers", 7, False),
+    ("08-anvil-guild-vs-ember-rush", "anvil-guild", "ember-rush", 8, True),
+    ("09-test-blaze-vs-test-tide", TEST_DATA / "test-blaze.deck", TEST_DATA / "test-tide.deck",
+     9, False),
+    ("10-test-tide-vs-test-blaze", TEST_DATA / "test-tide.deck", TEST_DATA / "test-blaze.deck",
+     10, True),
+]
+
+
+def render(stem):
+    from nivel_env.cards import load_deck
+    from nivel_env.checks.golden import playthrough
+    from nivel_env.engine import RuleConfig
+    _, a, b, seed, auto = next(g for g in GAMES if g[0] == stem)
+    db = conftest.test_db()
+    cfg = RuleConfig(choose_effect_order=not auto)
+    return playthrough(load_deck(a, db), load_deck(b, db), seed, cfg)
+
+
+@pytest.mark.parametrize("stem", [g[0] for g in GAMES])
+def test_golden_playthrough(stem):
+    path = GOLDEN / f"{stem}.txt"
+    assert path.exists(), f"{path} is missing: python tests/test_golden.py --regenerate"
+    want = path.read_text(encoding="utf-8").splitlines()
+    got = render(stem).splitlines()
+    if got != want:
+        diff = list(difflib.unified_diff(want, got, str(path), "now", n=2, lineterm=""))
+        pytest.fail(f"{stem} differs from its golden file (first differences below); if the "
+                    f"change is intended: python tests/test_golden.py --regenerate\n" +
+                    "\n".join(diff[:40]))
+
+
+def test_golden_files_are_all_listed():
+    assert sorted(p.stem for p in GOLDEN.glob("*.txt")) == sorted(g[0] for g in GAMES)
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] != ["--regenerate"]:
+        sys.exit(__doc__)
+    GOLDEN.mkdir(exist_ok=True)
+    for old in GOLDEN.glob("*.txt"):
+        old.unlink()
+    for stem, *_ in GAMES:
+        text = render(stem)
+        (GOLDEN / f"{stem}.txt").write_text(text, encoding="utf-8")
+        print(f"{stem}: {text.count(chr(10))} lines")
