@@ -14,7 +14,7 @@ from typing import Iterable
 
 import yaml
 
-from . import model as m
+from . import model as m, yamlio
 from .schema import CardDataError, compile_card
 from .text import keyword_set, render_card_text
 
@@ -108,11 +108,11 @@ def read_card_file(path: str | Path) -> list[m.Card]:
     path = Path(path)
     name = str(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
+        text = yamlio.read_text(path)
+    except (OSError, UnicodeDecodeError, ValueError) as e:
         raise CardDataError(name, None, None, f"cannot read file: {e}") from None
     try:
-        data = yaml.safe_load(text)
+        data = yamlio.parse(text)
     except yaml.YAMLError as e:
         raise CardDataError(name, None, None, f"not valid YAML: {e}") from None
     if not isinstance(data, dict) or "cards" not in data:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from . import model as m
 from .db import CardDB, load_card_db
+from .yamlio import read_text
 
 DECK_DIR = Path(__file__).with_name("decks")
 DECK_SIZE = 40         # 5.1.2
@@ -143,8 +144,8 @@ def load_deck(name_or_path: str | Path, db: CardDB | None = None, validate: bool
                                                 f"name (bundled: {', '.join(list_decks())})"])
         p = bundled
     try:
-        text = p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
+        text = read_text(p, limit=2**20)          # a deck file is about a kilobyte
+    except (OSError, UnicodeDecodeError, ValueError) as e:
         raise DeckError(str(p), [f"cannot read file: {e}"]) from None
     deck = parse_deck(text, db, str(p))
     if validate:

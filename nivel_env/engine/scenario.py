@@ -13,6 +13,7 @@ import yaml
 
 from ..cards import CardDB, load_card_db
 from ..cards import model as m
+from ..cards import yamlio
 from . import const as K
 from .config import RuleConfig
 from .errors import ScenarioError
@@ -27,8 +28,8 @@ def load_scenario(source: str | Path | dict, db: CardDB | None = None):
     if not isinstance(source, dict):
         name = str(source)
         try:
-            source = yaml.safe_load(Path(source).read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, yaml.YAMLError) as e:
+            source = yamlio.parse(yamlio.read_text(source))
+        except (OSError, UnicodeDecodeError, ValueError, yaml.YAMLError) as e:
             raise ScenarioError(f"{name}: cannot read scenario: {e}") from None
     return build(source, db or load_card_db(), name)
 
