@@ -52,20 +52,33 @@ def _agent(spec: str, seed: int):
 
 
 def _play_pair(task):
-    """Both seat orders of one seed: ``(d0, d1, a0, a1, seed)`` -> two result dicts."""
-    d0, d1, a0, a1, seed = task
+    """Both seat orders of one seed: ``(d0, d1, a0, a1, seed, replay_dir)`` -> two result
+    dicts (and two replay files when ``replay_dir`` is set)."""
+    d0, d1, a0, a1, seed, replay_dir = task
     out = []
     for swap in (False, True):
         decks = (_deck(d1), _deck(d0)) if swap else (_deck(d0), _deck(d1))
         agents = (_agent(a1, seed * 2 + 1), _agent(a0, seed * 2)) if swap else \
             (_agent(a0, seed * 2), _agent(a1, seed * 2 + 1))
-        r = play_game(decks[0], decks[1], seed, agents)
+        actions: list = []
+        r = play_game(decks[0], decks[1], seed, agents, record=actions)
+        if replay_dir:
+            _save_replay(replay_dir, decks, (a1, a0) if swap else (a0, a1), seed, actions)
         # from the point of view of (d0, a0), the task's first side
         side = 1 if swap else 0
         out.append({"seed": seed, "swap": swap, "points": (r.returns[side] + 1) / 2,
                     "first_player_won": r.returns[r.first] > 0, "draw": r.returns == (0, 0),
                     "turns": r.turns, "decisions": r.decisions})
     return out
+
+
+def _save_replay(replay_dir, decks, agents, seed, actions):
+    from nivel_env.replay import record_game
+    stem = lambda x: Path(str(x)).stem                                  # noqa: E731
+    name = (f"{stem(decks[0].source) or decks[0].name}-{stem(agents[0])}-vs-"
+            f"{stem(decks[1].source) or decks[1].name}-{stem(agents[1])}-seed{seed}.jsonl")
+    record_game(decks[0], decks[1], seed, actions, players=[str(a) for a in agents],
+                meta={"by": "evaluate.py"}).write(Path(replay_dir) / name)
 
 
 def _worker_init():
@@ -168,7 +181,8 @@ def agents_tournament(args) -> dict:
     for i, j in combinations(range(len(specs)), 2):
         for g in range(args.games):
             d0, d1 = pairs[(g + i * 7 + j * 13) % len(pairs)]
-            tasks.append((d0, d1, specs[i], specs[j], args.seed * 1_000_003 + g))
+            tasks.append((d0, d1, specs[i], specs[j], args.seed * 1_000_003 + g,
+                          args.save_replays))
             keys.append((i, j))
     res = _run(tasks, args.workers, "agents", not args.no_progress)
     per_pair: dict = {}
@@ -207,7 +221,7 @@ def deck_benchmark(args) -> dict:
     for i, j in combinations(range(len(decks)), 2):
         for g in range(args.games):
             tasks.append((decks[i], decks[j], args.agent, args.agent,
-                          args.seed * 1_000_003 + g))
+                          args.seed * 1_000_003 + g, args.save_replays))
             keys.append((i, j))
     res = _run(tasks, args.workers, "decks", not args.no_progress)
     per_pair: dict = {}
@@ -279,6 +293,9 @@ def main(argv=None) -> int:
     common.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     common.add_argument("--bootstrap", type=int, default=1000, help="bootstrap samples")
     common.add_argument("--no-progress", action="store_true")
+    common.add_argument("--save-replays", metavar="DIR",
+                        help="write every game as a replay file into DIR (python -m nivel_env "
+                             "replay FILE to watch one)")
     a = sub.add_parser("agents", parents=[common], help="round robin between agents")
     a.add_argument("agents", nargs="+", help="random, heuristic, a bundled policy name or a "
                                              "policy file")

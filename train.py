@@ -83,7 +83,9 @@ def main(argv=None) -> int:
                     help="how often each kind of opponent is drawn (relative weights; "
                          "default 0.2 0.3 0.5)")
     ap.add_argument("--n-steps", type=int, default=1024, help="rollout steps per environment")
-    ap.add_argument("--lr", type=float, default=3e-4)
+    ap.add_argument("--lr", type=float, default=None,
+                    help="learning rate (default 3e-4; with --resume, the checkpoint's unless "
+                         "given)")
     ap.add_argument("--resume", action="store_true", help="continue from the latest checkpoint")
     ap.add_argument("--quick", action="store_true", help="a tiny run (about a minute)")
     ap.add_argument("--no-progress", action="store_true")
@@ -129,13 +131,16 @@ def main(argv=None) -> int:
     if args.resume and checkpoints:
         model = MaskablePPO.load(checkpoints[-1], env=venv, tensorboard_log=str(out / "tb"))
         print(f"resuming from {checkpoints[-1]} ({model.num_timesteps} steps)")
+        if args.lr is not None:
+            model.learning_rate = args.lr
+            model._setup_lr_schedule()
         for snap in sorted((out / "snapshots").glob("*.pt"))[-5:]:
             venv.env_method("add_snapshot", str(snap))
     else:
         if args.resume:
             print(f"no checkpoint in {out / 'checkpoints'}; starting afresh")
         model = MaskablePPO("MlpPolicy", venv, n_steps=args.n_steps, batch_size=256,
-                            n_epochs=4, learning_rate=args.lr, gamma=0.995, gae_lambda=0.95,
+                            n_epochs=4, learning_rate=args.lr or 3e-4, gamma=0.995, gae_lambda=0.95,
                             ent_coef=0.01, policy_kwargs=policy_kwargs(), seed=args.seed,
                             tensorboard_log=str(out / "tb"), verbose=0)
 

@@ -4,6 +4,8 @@
 ``cards``  lists and searches the card pool with rendered text.
 ``deck``   validates, shows or lists decks.
 ``observation``  prints the observation layout (docs/observation.md).
+``play``   a game against an AI opponent in the terminal.
+``replay`` steps through a replay file.
 ``check``  plays many seeded games checking the rules, the mask, determinism and
            hidden information, on the bundled or your own cards and decks.
 """
@@ -76,8 +78,9 @@ def main(argv: list[str] | None = None) -> int:
     obs.set_defaults(func=_observation)
     from .cli_cards import add_parsers
     add_parsers(sub)
-    from .cli_check import add_parser
-    add_parser(sub)
+    from . import cli_check, cli_play, cli_replay
+    for module in (cli_play, cli_replay, cli_check):
+        module.add_parser(sub)
     args = parser.parse_args(argv)
     try:
         return args.func(args)

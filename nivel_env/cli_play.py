@@ -1,0 +1,182 @@
+"""The ``play`` command: a game against an AI opponent in the terminal.
+
+The human sees what their seat may see -- the same information the observation
+gives an agent -- and picks moves by number from the legal actions, named as
+``action_name`` names them.  The opponent is any agent ``load_opponent`` knows
+(``random``, ``heuristic``, a shipped or trained policy file).  Leaving (``quit``,
+Ctrl-C, end of input) is a surrender, recorded like any other move, so every game
+can be saved as a replay.
+"""
+from __future__ import annotations
+
+import secrets
+import sys
+
+import numpy as np
+
+from .cards import CardDataError, DeckError, list_decks, load_deck
+from .cli_cards import _db
+from .engine import N_ACTIONS, new_game
+from .engine import actions as A
+from .engine import const as K
+
+HELP = """\
+The screen, top to bottom:
+  * the opponent: leader, level, size (how much cost may be on their field), cost in use,
+    damage (10 loses), deck / hand / trash counts, active skills and the damage zone;
+  * the three lanes: the opponent's units above yours.  P = power, H = hit (damage dealt
+    to the leader), keywords in cyan, equipped items after a "+";
+  * you, the same way, then your hand with each card's cost, power/hit and text
+    (T marks a trigger card);
+  * the decision you are asked and your legal moves, numbered.
+
+Type a move's number and press Enter.  Other commands:
+  help      this text            board   show the board again
+  log       the opponent's moves since your last one
+  quit      surrender and leave (Ctrl-C does the same)
+"""
+
+
+def public_move(g, a: int, viewer: int) -> str:
+    """Name the opponent's move without naming a card the viewer may not see (a card
+    picked from a hand or deck)."""
+    if g.dec[0] == K.D_PICK and A.PICK <= a < A.N_ACTIONS:
+        cands = g.dec[3]
+        i = a - A.PICK
+        v = cands[i] if i < len(cands) else -1
+        if g.dec[2] != K.P_ORDER and 0 <= v < len(g.where) and \
+                g.where[v] >> 2 in (K.Z_HAND, K.Z_DECK) and v // K.PER != viewer:
+            return f"chooses a hidden card ({K.PICK_PURPOSES[g.dec[2]]})"
+    return g.action_name(a)
+
+
+def _ask(console, prompt: str) -> str | None:
+    """One line of input; None at end of input or Ctrl-C."""
+    try:
+        return console.input(prompt)
+    except (EOFError, KeyboardInterrupt):
+        return None
+
+
+def cmd_play(args) -> int:
+    from rich.console import Console
+    from .env.encoder import Encoder
+    from .replay import ReplayRecorder
+    from .screen import board, decision_line, moves_table
+    console = Console(highlight=False)
+    seed = args.seed if args.seed is not None else secrets.randbelow(1_000_000)
+    try:
+        db = _db(args.cards)
+        names = list_decks()
+        mine = load_deck(args.deck or names[seed % len(names)], db)
+        theirs = load_deck(args.opponent_deck or names[(seed // len(names) + 1 + seed)
+                                                       % len(names)], db)
+    except (CardDataError, DeckError) as e:
+        print(f"play: {e}", file=sys.stderr)
+        return 2
+    try:
+        from agents import load_opponent
+        opponent = load_opponent(args.opponent, difficulty=args.difficulty, seed=seed)
+    except ImportError as e:
+        print(f"play: opponent {args.opponent!r} needs the train extra "
+              f"(pip install torch==2.13.0 && pip install -e \".[train]\"): {e}", file=sys.stderr)
+        return 2
+    except Exception as e:                                  # noqa: BLE001 -- a clear message
+        print(f"play: cannot load opponent {args.opponent!r}: {e}", file=sys.stderr)
+        return 2
+    human = {"0": 0, "1": 1}.get(args.seat, seed & 1)
+    decks = (mine, theirs) if human == 0 else (theirs, mine)
+    g = new_game(*decks, seed=seed, db=db)
+    players = ["you" if p == human else f"AI ({args.opponent})" for p in (0, 1)]
+    rec = ReplayRecorder(g, seed, decks, players=players,
+                         meta={"opponent": args.opponent, "difficulty": args.difficulty})
+    enc = Encoder(db)
+    mask = np.zeros(N_ACTIONS, dtype=np.int8)
+    if hasattr(opponent, "reset"):
+        opponent.reset()
+    console.print(f"[bold]Nivel Arena[/bold] — you play [bold]{mine.name}[/bold] against "
+                  f"{players[1 - human]} with [bold]{theirs.name}[/bold] (seed {seed}). "
+                  f"You go {'first' if g.first == human else 'second'}. Type [bold]help[/bold] "
+                  f"for the screen and commands.")
+    log: list[str] = []
+    quit_ = False
+    while g.result is None:
+        p = g.dec[1]
+        legal = g.legal_actions()
+        if p != human:
+            mask[:] = 0
+            mask[legal] = 1
+            obs = enc.encode(g, p, legal) if getattr(opponent, "needs_observation", True) \
+                else None
+            a = int(opponent.act(obs, mask))
+            line = f"turn {g.turn}: opponent {public_move(g, a, human)}"
+            name, turn = g.action_name(a), g.turn
+            g.apply_action(a)
+            rec.step(p, a, name, turn)
+            log.append(line)
+            continue
+        if log:
+            console.print("\n".join(log[-12:]), style="magenta")
+            shown, log = log, []
+        else:
+            shown = []
+        console.rule()
+        console.print(board(g, human))
+        console.print(f"[bold]Your decision:[/bold] {decision_line(g)}")
+        console.print(moves_table(g, legal))
+        while True:
+            text = _ask(console, f"Move [1-{len(legal)}], help, quit: ")
+            if text is None or text.strip().lower() in ("quit", "q", "exit", "surrender"):
+                quit_ = True
+                break
+            text = text.strip().lower()
+            if text in ("help", "h", "?"):
+                console.print(HELP)
+            elif text in ("board", "b"):
+                console.print(board(g, human))
+                console.print(moves_table(g, legal))
+            elif text == "log":
+                console.print("\n".join(shown) or "(nothing yet)", style="magenta")
+            elif text.isdigit() and 1 <= int(text) <= len(legal):
+                a = legal[int(text) - 1]
+                name, turn = g.action_name(a), g.turn
+                g.apply_action(a)
+                rec.step(p, a, name, turn)
+                break
+            else:
+                console.print(f"[red]'{text}' is not a move: type a number from 1 to "
+                              f"{len(legal)}, or help[/red]")
+        if quit_:
+            g.surrender(human)
+            rec.surrender(human)
+            console.print("\nYou surrendered.")
+            break
+    console.print("\n".join(log[-12:]), style="magenta")
+    console.rule()
+    console.print(board(g, human))
+    r = g.returns()[human]
+    console.print(f"[bold]{'You win!' if r > 0 else 'You lose.' if r < 0 else 'Draw.'}[/bold] "
+                  f"({g.turn} turns, seed {seed})")
+    if args.save_replay:
+        path = rec.write(args.save_replay)
+        console.print(f"Replay saved to {path}; watch it with: python -m nivel_env replay {path}")
+    return 0
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("play", help="play a game against an AI opponent in the terminal")
+    p.add_argument("--deck", help="your deck: a bundled name or a deck file (default: drawn "
+                                  "from the seed)")
+    p.add_argument("--opponent-deck", help="the opponent's deck (default: drawn from the seed)")
+    p.add_argument("--opponent", default="heuristic",
+                   help="random, heuristic, a shipped policy (e.g. nv1-ppo, needs the train "
+                        "extra) or a policy file (default: heuristic)")
+    p.add_argument("--difficulty", choices=("hard", "normal", "easy"), default="hard",
+                   help="for policy opponents: how greedily they pick (default: hard)")
+    p.add_argument("--seat", choices=("0", "1", "random"), default="random",
+                   help="your seat; who goes first is decided by the game (5.1.5)")
+    p.add_argument("--seed", type=int, help="the game's seed (default: a fresh one, printed)")
+    p.add_argument("--cards", nargs="+", metavar="FILE", help="extra card files to load")
+    p.add_argument("--save-replay", metavar="FILE", help="write the game as a replay "
+                                                         "(JSON Lines, docs/replays.md)")
+    p.set_defaults(func=cmd_play)

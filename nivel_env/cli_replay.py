@@ -1,0 +1,100 @@
+"""The ``replay`` command: step through a replay file, both hands shown.
+
+Loading re-simulates the game and checks every recorded event, so what is shown is
+what this engine does with the recorded seed, decks and actions.
+"""
+from __future__ import annotations
+
+import sys
+
+from .cli_cards import _db
+
+HELP = """\
+Commands (Enter alone = next):
+  n, next        the next move          p, prev      the previous move
+  t N            jump to turn N         g N          go to move N
+  s, start       the first position     e, end       the final position
+  help           this text              q, quit      leave
+"""
+
+
+def cmd_replay(args) -> int:
+    from rich.console import Console
+    from .replay import ReplayError, load_replay
+    from .screen import board
+    console = Console(highlight=False)
+    try:
+        rep = load_replay(args.file, _db(args.cards))
+    except (ReplayError, ValueError) as e:
+        print(f"replay: {e}", file=sys.stderr)
+        return 2
+    h = rep.header
+    n = len(rep.games) - 1                  # positions 0..n; rows[i] leads from i to i+1
+    console.print(f"[bold]Replay[/bold] {args.file}: {h['decks'][0]['name']} ({h['players'][0]}) "
+                  f"vs {h['decks'][1]['name']} ({h['players'][1]}), seed {h['seed']}, "
+                  f"{n} moves; verified against the engine. Type help for commands.")
+    if args.summary:
+        for i, row in enumerate(rep.rows):
+            who = h["players"][row["player"]]
+            what = row["name"] if row["kind"] == "action" else "surrenders"
+            console.print(f"{i:>4}  turn {rep.games[i].turn:>2}  {who}: {what}")
+        _result(console, rep)
+        return 0
+    i = 0
+    while True:
+        g = rep.games[i]
+        console.rule(f"move {i} of {n}")
+        console.print(board(g, 0, reveal=True, names=(f"P0 {h['players'][0]}",
+                                                      f"P1 {h['players'][1]}")))
+        if i < n:
+            row = rep.rows[i]
+            who = h["players"][row["player"]]
+            what = row["name"] if row["kind"] == "action" else "surrenders"
+            console.print(f"[bold]next:[/bold] {who} {what}")
+            for e in row["events"][:12]:
+                console.print(f"   . {e}", style="dim")
+        else:
+            _result(console, rep)
+        try:
+            cmd = console.input(r"\[n]ext \[p]rev \[t N] \[g N] \[s]tart \[e]nd \[q]uit: ").strip().lower()
+        except (EOFError, KeyboardInterrupt):
+            return 0
+        word, _, rest = cmd.partition(" ")
+        if word in ("", "n", "next"):
+            i = min(n, i + 1)
+        elif word in ("p", "prev", "previous"):
+            i = max(0, i - 1)
+        elif word in ("s", "start"):
+            i = 0
+        elif word in ("e", "end"):
+            i = n
+        elif word in ("t", "turn", "g", "go") and rest.strip().isdigit():
+            k = int(rest)
+            i = rep.first_step_of_turn(k) if word in ("t", "turn") else min(n, k)
+        elif word in ("q", "quit", "exit"):
+            return 0
+        elif word in ("h", "help", "?"):
+            console.print(HELP)
+        else:
+            console.print(f"[red]'{cmd}' is not a command[/red]\n{HELP}")
+
+
+def _result(console, rep) -> None:
+    g = rep.games[-1]
+    if g.result is None:
+        console.print("The replay ends before the game does.")
+        return
+    r = g.result
+    text = "a draw" if r == (0, 0) else f"won by {rep.header['players'][0 if r[0] > 0 else 1]}"
+    console.print(f"[bold]Result:[/bold] {text} after {g.turn} turns"
+                  f"{' (turn limit)' if g.truncated else ''}")
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("replay", help="step through a replay file (both hands shown)")
+    p.add_argument("file", help="a replay file (JSON Lines, docs/replays.md)")
+    p.add_argument("--summary", action="store_true", help="print every move and the result, "
+                                                         "no stepping")
+    p.add_argument("--cards", nargs="+", metavar="FILE",
+                   help="extra card files the game was played with")
+    p.set_defaults(func=cmd_replay)

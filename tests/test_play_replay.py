@@ -1,0 +1,211 @@
+"""The terminal game (python -m nivel_env play), replays and the replay viewer."""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from nivel_env.cards import load_deck
+from nivel_env.engine import new_game
+from nivel_env.engine.hidden import determinize
+from nivel_env.replay import ReplayError, load_replay, record_game
+
+
+def run(args, text, timeout=300):
+    return subprocess.run([sys.executable, "-m", "nivel_env", *args], input=text,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def test_a_whole_game_through_the_command(tmp_path):
+    path = tmp_path / "game.jsonl"
+    r = run(["play", "--seed", "5", "--opponent", "heuristic", "--deck", "ember-rush",
+             "--opponent-deck", "stone-bastion", "--save-replay", str(path)],
+            "help\nfoo\n999\nboard\n" + "1\n" * 3000)
+    assert r.returncode == 0, r.stderr
+    out = r.stdout
+    assert "The screen, top to bottom" in out                    # help
+    assert "'foo' is not a move" in out and "'999' is not a move" in out
+    assert "Game over" in out and "You surrendered" not in out
+    assert any(x in out for x in ("You win!", "You lose.", "Draw."))
+    rep = load_replay(path)                                      # verified on load
+    assert rep.result is not None and rep.header["players"].count("you") == 1
+    assert rep.header["decks"][rep.header["players"].index("you")]["name"] == "Ember Rush"
+
+
+@pytest.mark.parametrize("text", ["1\nquit\n", "1\n1\n"])     # quit, or input ends
+def test_leaving_is_a_clean_surrender(tmp_path, text):
+    path = tmp_path / "left.jsonl"
+    r = run(["play", "--seed", "8", "--opponent", "random", "--seat", "0",
+             "--save-replay", str(path)], text)
+    assert r.returncode == 0, r.stderr
+    assert "You surrendered" in r.stdout and "You lose." in r.stdout
+    rep = load_replay(path)
+    assert rep.rows[-1]["kind"] == "surrender" and rep.rows[-1]["player"] == 0
+    assert list(rep.games[-1].returns()) == [-1, 1]
+
+
+def test_bad_arguments_name_what_is_wrong(tmp_path):
+    r = run(["play", "--deck", "no-such-deck"], "")
+    assert r.returncode == 2 and "no-such-deck" in r.stderr
+    r = run(["play", "--opponent", str(tmp_path / "missing.pt")], "")
+    assert r.returncode == 2 and "missing.pt" in r.stderr
+
+
+def _text(renderable):
+    c = Console(record=True, width=160, file=open("/dev/null", "w"))
+    c.print(renderable)
+    return c.export_text()
+
+
+def test_the_screen_shows_only_what_the_player_may_see():
+    from nivel_env.screen import board
+    d0, d1 = load_deck("tide-scholars"), load_deck("veil-piercers")
+    g = new_game(d0, d1, seed=4)
+    for _ in range(40):
+        g.apply_action(g.legal_actions()[0])
+    for viewer in (0, 1):
+        shown = _text(board(g, viewer))
+        for k in range(4):
+            h = determinize(g, viewer, seed=k)         # the opponent's hand and decks redrawn
+            assert _text(board(h, viewer)) == shown
+    assert any(_text(board(determinize(g, 0, seed=k), 0, reveal=True)) !=
+               _text(board(g, 0, reveal=True)) for k in range(4))
+
+
+def test_opponent_picks_from_hidden_zones_are_not_named():
+    from nivel_env.cli_play import public_move
+    from nivel_env.engine import actions as A
+    from nivel_env.engine import const as K
+    d0, d1 = load_deck("tide-scholars"), load_deck("gale-runners")
+    hidden = shown = 0
+    for seed in range(40):
+        g = new_game(d0, d1, seed=seed)
+        while not g.is_terminal():
+            legal = g.legal_actions()
+            if g.dec[0] == K.D_PICK and g.dec[2] != K.P_ORDER:
+                viewer = 1 - g.dec[1]
+                for a in legal:
+                    if a < A.PICK:
+                        continue
+                    v = g.dec[3][a - A.PICK]
+                    secret = v >= 0 and g.where[v] >> 2 in (K.Z_HAND, K.Z_DECK)
+                    text = public_move(g, a, viewer)
+                    if secret:
+                        assert g.card(v).name not in text
+                        hidden += 1
+                    else:
+                        shown += 1
+            g.apply_action(legal[(seed + g.turn) % len(legal)])
+    assert hidden > 0 and shown > 0
+
+
+# ------------------------------------------------------------------ replays
+
+@pytest.fixture(scope="module")
+def replay_file(tmp_path_factory):
+    import random
+    d0, d1 = load_deck("dawn-ascent"), load_deck("twilight-pact")
+    g = new_game(d0, d1, seed=12)
+    r = random.Random(3)
+    actions = []
+    while not g.is_terminal():
+        actions.append(r.choice(g.legal_actions()))
+        g.apply_action(actions[-1])
+    path = record_game(d0, d1, 12, actions, players=["a", "b"]).write(
+        tmp_path_factory.mktemp("rep") / "r.jsonl")
+    return path, actions, g
+
+
+def test_replay_round_trip(replay_file):
+    path, actions, g = replay_file
+    rep = load_replay(path)
+    assert rep.actions == actions and len(rep.games) == len(actions) + 1
+    assert rep.games[-1] == g and rep.result["returns"] == list(g.returns())
+    lines = [json.loads(x) for x in path.read_text().splitlines()]
+    assert lines[0]["kind"] == "header" and lines[-1]["kind"] == "result"
+    assert all(x["kind"] == "action" and "events" in x for x in lines[1:-1])
+    t = rep.first_step_of_turn(3)
+    assert rep.games[t].turn == 3 and rep.games[t - 1].turn < 3
+
+
+def _tamper(path, tmp_path, fn, name="t.jsonl"):
+    lines = path.read_text().splitlines()
+    fn(lines)
+    out = tmp_path / name
+    out.write_text("\n".join(lines) + "\n")
+    return out
+
+
+@pytest.mark.parametrize("how,match", [
+    ("action", "not legal here"),
+    ("event", "events differ"),
+    ("pool", "card pool"),
+    ("result", "recorded result"),
+    ("json", "not JSON"),
+    ("deck", "unknown card ids"),
+    ("format", "format"),
+    ("extra", "after the result"),
+])
+def test_tampered_replays_fail_clearly(replay_file, tmp_path, how, match):
+    path = replay_file[0]
+
+    def edit(lines):
+        head = json.loads(lines[0])
+        if how == "action":
+            row = json.loads(lines[8])
+            row["action"] = 336
+            lines[8] = json.dumps(row)
+        elif how == "event":
+            i = next(i for i, x in enumerate(lines) if '"type": "play"' in x)
+            lines[i] = lines[i].replace('"lane": 0', '"lane": 2').replace('"lane": 1', '"lane": 0')
+        elif how == "pool":
+            head["card_pool_version"] = "0" * 16
+        elif how == "result":
+            lines[-1] = lines[-1].replace('"turns": ', '"turns": 1')
+        elif how == "json":
+            lines[5] = lines[5][:40]
+        elif how == "deck":
+            head["decks"][0]["cards"][3] = "XX-99"
+        elif how == "format":
+            head["format"] = 99
+        elif how == "extra":
+            lines.append(lines[5])
+        if how in ("pool", "deck", "format"):
+            lines[0] = json.dumps(head)
+    bad = _tamper(path, tmp_path, edit)
+    with pytest.raises(ReplayError, match=match) as e:
+        load_replay(bad)
+    assert str(bad) in str(e.value)
+
+
+def test_replay_viewer_steps_and_summarises(replay_file):
+    path = replay_file[0]
+    r = run(["replay", str(path)], "n\nn\nt 3\np\ng 7\nnonsense\nhelp\ne\nq\n")
+    assert r.returncode == 0, r.stderr
+    out = r.stdout
+    for want in ("move 0 of", "move 1 of", "move 2 of", "move 7 of", "not a command",
+                 "the previous move", "Result:"):
+        assert want in out, want
+    assert "Turn 3" in out
+    r = run(["replay", str(path), "--summary"], "")
+    assert r.returncode == 0 and "Result:" in r.stdout
+    assert r.stdout.count(" turn ") >= len(replay_file[1])
+    r = run(["replay", str(path.parent / "missing.jsonl")], "")
+    assert r.returncode == 2 and "missing.jsonl" in r.stderr
+
+
+def test_evaluate_saves_replays_that_load(tmp_path):
+    out = tmp_path / "reps"
+    root = Path(__file__).resolve().parent.parent
+    r = subprocess.run([sys.executable, str(root / "evaluate.py"), "decks", "--decks", "ember-rush",
+                        "anvil-guild", "--games", "1", "--workers", "1", "--no-progress",
+                        "--bootstrap", "10", "--out", str(tmp_path / "ev"), "--save-replays",
+                        str(out)], capture_output=True, text=True, timeout=300, cwd=root)
+    assert r.returncode == 0, r.stderr
+    files = sorted(out.glob("*.jsonl"))
+    assert len(files) == 2
+    for f in files:
+        rep = load_replay(f)
+        assert rep.result is not None and rep.header["players"] == ["heuristic", "heuristic"]
