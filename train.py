@@ -24,8 +24,6 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
-
 
 def make_env(rank: int, seed: int, decks, weights=(0.2, 0.3, 0.5)):
     def _init():

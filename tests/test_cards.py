@@ -3,7 +3,7 @@ import textwrap
 
 import pytest
 
-from nivel_env.cards import (CardDataError, DeckError, deck_problems, list_decks, load_card_db,
+from nivel_env.cards import (CardDataError, DeckError, deck_problems, load_card_db,
                              load_deck, parse_deck)
 from nivel_env.cards import model as m
 
