@@ -209,3 +209,21 @@ def test_evaluate_saves_replays_that_load(tmp_path):
     for f in files:
         rep = load_replay(f)
         assert rep.result is not None and rep.header["players"] == ["heuristic", "heuristic"]
+
+
+def test_ctrl_c_at_the_prompt_surrenders_cleanly():
+    import os
+    import signal
+    import time
+    p = subprocess.Popen([sys.executable, "-u", "-m", "nivel_env", "play", "--seed", "2",
+                          "--opponent", "random"], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    seen = ""
+    deadline = time.time() + 120
+    while "Move [" not in seen and time.time() < deadline:
+        seen += p.stdout.read(1)
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=60)
+    assert p.returncode == 0, err
+    assert "You surrendered" in out and "Traceback" not in err
