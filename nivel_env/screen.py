@@ -14,7 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from .cards import model as m
-from .cards.text import render_card_text
+from .cards.text import render_ability, render_card_text
 from .engine import const as K
 from .engine.legal import field_cost
 from .engine.stats import ensure
@@ -55,6 +55,9 @@ def _side_summary(g, p: int, label: str) -> Text:
     dmg = len(g.damage[p])
     t.append(f"  damage {dmg}/10", style="bold red" if dmg >= 7 else "")
     t.append(f"  deck {len(g.deck[p])}  hand {len(g.hand[p])}  trash {len(g.trash[p])}")
+    abilities = " · ".join(render_ability(a) for a in lc.abilities)
+    if abilities:
+        t.append(f"\n  leader: {abilities}", style="dim")
     if g.skill[p]:
         t.append("\n  skills: " + ", ".join(g.card(i).name for i in g.skill[p]), style="green")
     if g.damage[p]:
@@ -84,9 +87,12 @@ def board(g, viewer: int, reveal: bool = False, names=("You", "Opponent")) -> Gr
     """The position as seen by ``viewer`` (both hands with ``reveal``)."""
     ensure(g)
     opp = 1 - viewer
-    who = names[0] if g.tp == viewer else names[1]
-    head = Text(f"Turn {g.turn} · {who}'s turn · {K.PHASE_NAMES[g.phase]} phase",
-                style="bold underline")
+    who = f"{names[0]}'s" if g.tp == viewer else f"{names[1]}'s"
+    if names[0] == "You":
+        who = "your" if g.tp == viewer else "the opponent's"
+    state = "game over" if g.result is not None else \
+        f"{who} turn · {K.PHASE_NAMES[g.phase]} phase"
+    head = Text(f"Turn {g.turn} · {state}", style="bold underline")
     lanes = Table(box=box.ROUNDED, expand=True, show_header=True)
     lanes.add_column("", width=10, style="bold")
     for lane in range(3):
@@ -101,7 +107,8 @@ def board(g, viewer: int, reveal: bool = False, names=("You", "Opponent")) -> Gr
     if g.result is not None:
         r = g.result[viewer]
         msg = ("draw (turn limit)" if g.truncated else "draw") if r == 0 else \
-            (f"{names[0]} win" if r > 0 else f"{names[1]} wins")
+            (("You win" if names[0] == "You" else f"{names[0]} wins") if r > 0
+             else f"{names[1]} wins")
         parts.append(Panel(Text(f"Game over: {msg}", style="bold")))
     return Group(*parts)
 
