@@ -65,13 +65,17 @@ def _game(task) -> GameCheck:
 def run_checks(decks: list[Deck], games: int = 1000, seed: int = 0, config=None,
                card_files=(), checks=CHECKS, workers: int = 1, progress: bool = True,
                counts: dict | None = None) -> list[CheckResult]:
-    """Run ``checks`` and return one result each; ``counts`` overrides plan(games)."""
+    """Run ``checks`` and return one result each; ``counts`` overrides plan(games).
+
+    Worker processes (``workers`` > 1) and the determinism check's subprocesses rebuild
+    the decks from their card ids over the bundled pool plus ``card_files``, so decks
+    from other pools need those files named."""
     from tqdm import tqdm
     n = {**plan(games), **(counts or {})}
     texts = [deck_text(d) for d in decks]
     card_files = [str(Path(f)) for f in card_files]
     results = []
-    _init(card_files, texts, config)
+    _W["decks"], _W["config"] = list(decks), config         # this process plays them as given
     local = _W["decks"]
     pool = None
     if workers > 1 and any(c in checks for c in ("soak", "mask")):
