@@ -19,13 +19,15 @@ from ..engine import Game, new_game
 from ..engine.rng import next_u64, seed_state
 
 
-def _state_digest(g) -> str:
-    return hashlib.sha256(json.dumps(g.to_dict(), sort_keys=True).encode()).hexdigest()[:16]
+def state_digest(g, n: int = 16) -> str:
+    """A hash of the full state (events included)."""
+    return hashlib.sha256(json.dumps(g.to_dict(), sort_keys=True).encode()).hexdigest()[:n]
 
 
-def _obs_digest(enc, g, p: int) -> str:
+def obs_digest(enc, g, p: int, n: int = 16) -> str:
+    """A hash of player ``p``'s observation (with their playable slots when acting)."""
     legal = g.legal_actions() if g.current_player == p else None
-    return hashlib.sha256(enc.encode(g, p, legal).tobytes()).hexdigest()[:16]
+    return hashlib.sha256(enc.encode(g, p, legal).tobytes()).hexdigest()[:n]
 
 
 def trace(g, actions: list[int] | None = None, policy_seed: int = 0, observe: bool = True,
@@ -40,9 +42,9 @@ def trace(g, actions: list[int] | None = None, policy_seed: int = 0, observe: bo
     state = seed_state(policy_seed)
     i = start
     while True:
-        line = _state_digest(g)
+        line = state_digest(g)
         if enc is not None:
-            line += " " + _obs_digest(enc, g, 0) + " " + _obs_digest(enc, g, 1)
+            line += " " + obs_digest(enc, g, 0) + " " + obs_digest(enc, g, 1)
         lines.append(line)
         if g.is_terminal() or (actions is not None and i >= len(actions)):
             return taken, lines

@@ -9,12 +9,12 @@ up as the first line that differs.  When a change is intended, regenerate them
 """
 from __future__ import annotations
 
-import hashlib
 import json
 
 from ..engine import new_game
 from ..engine import const as K
 from ..engine.rng import next_u64, seed_state
+from .determinism import obs_digest, state_digest
 
 
 def playthrough(deck_0, deck_1, seed: int, config=None) -> str:
@@ -32,16 +32,13 @@ def playthrough(deck_0, deck_1, seed: int, config=None) -> str:
         for e in g.events[seen:]:
             lines.append("  event " + json.dumps(e, sort_keys=True, ensure_ascii=False))
         seen = len(g.events)
-        st = hashlib.sha256(json.dumps(g.to_dict(), sort_keys=True).encode()).hexdigest()[:12]
+        st = state_digest(g, 12)
         if g.is_terminal():
             lines.append(f"[{step}] over: returns {list(g.returns())} after turn {g.turn} "
                          f"| state {st}")
             return "\n".join(lines) + "\n"
         legal = g.legal_actions()
-        obs = []
-        for p in (0, 1):
-            o = enc.encode(g, p, legal if g.current_player == p else None)
-            obs.append(hashlib.sha256(o.tobytes()).hexdigest()[:12])
+        obs = [obs_digest(enc, g, p, 12) for p in (0, 1)]
         lines.append(f"[{step}] turn {g.turn} {K.PHASE_NAMES[g.phase]}: "
                      f"{K.DECISION_NAMES[g.dec[0]]} for player {g.current_player} "
                      f"| state {st} | obs {obs[0]} {obs[1]}")
