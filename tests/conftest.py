@@ -2,6 +2,22 @@ from pathlib import Path
 
 import pytest
 
+
+def pytest_addoption(parser):
+    parser.addoption("--all", action="store_true",
+                     help="also run the slow tier (long soaks, sweeps, fuzzing, training)")
+
+
+def pytest_collection_modifyitems(config, items):
+    """The fast tier by default: tests marked ``slow`` run with ``--all`` (or when a ``-m``
+    expression selects them, e.g. ``-m slow``)."""
+    if config.getoption("--all") or config.option.markexpr:
+        return
+    slow = [i for i in items if i.get_closest_marker("slow")]
+    if slow:
+        config.hook.pytest_deselected(items=slow)
+        items[:] = [i for i in items if not i.get_closest_marker("slow")]
+
 from nivel_env.cards import load_card_db, load_deck
 from nivel_env.cards.db import bundled_card_files
 

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import (RuleBasedStateMachine, initialize, invariant, precondition,
-                                 rule)
+                                 rule, run_state_machine_as_test)
 
 from nivel_env.cards import list_decks, load_deck
 from nivel_env.checks import invariant_errors, play_cost_errors
@@ -61,7 +61,9 @@ class GameMachine(RuleBasedStateMachine):
             assert invariant_errors(self.g, self.counts) == []
 
 
-GameMachine.TestCase.settings = settings(max_examples=20, stateful_step_count=250,
-                                         deadline=None,
-                                         suppress_health_check=[HealthCheck.too_slow])
-test_game_machine = GameMachine.TestCase
+@pytest.mark.parametrize("examples,steps", [pytest.param(20, 250, marks=pytest.mark.slow),
+                                            (3, 120)])
+def test_game_machine(examples, steps):
+    run_state_machine_as_test(GameMachine, settings=settings(
+        max_examples=examples, stateful_step_count=steps, deadline=None, database=None,
+        suppress_health_check=[HealthCheck.too_slow]))
