@@ -140,6 +140,16 @@ def test_determinism_check_catches_a_lossy_round_trip(all_decks, monkeypatch):
     assert any("round trip" in e for e in errs)
 
 
+def test_determinism_check_catches_env_copies_that_observe_wrongly(all_decks, monkeypatch):
+    from nivel_env.env import encoder
+    # the encoder before its copy support: a copy split its views from its buffers
+    monkeypatch.delattr(encoder.Encoder, "__getstate__")
+    monkeypatch.delattr(encoder.Encoder, "__setstate__")
+    errs, _ = determinism_errors(all_decks[0], all_decks[4], seed=4, subprocess_check=False)
+    assert any("copy.deepcopy" in e for e in errs) and any("pickle round trip" in e
+                                                           for e in errs)
+
+
 def test_a_failure_names_seed_decks_and_actions_and_replays(all_decks, monkeypatch):
     from nivel_env.checks import soak
     monkeypatch.setattr(soak, "invariant_errors",

@@ -45,6 +45,18 @@ class Deck:
     def card_ids(self) -> list[str]:
         return [c.id for c in self.cards]
 
+    def __reduce__(self):
+        # with its pool, a deck pickles as card ids (the pool itself goes by reference)
+        if self.db is None:
+            return (Deck, (self.name, self.leader, self.cards, self.plan, self.source,
+                           self.lines, None))
+        return (_deck_from_ids, (self.name, self.leader.id, tuple(self.card_ids()), self.plan,
+                                 self.source, self.lines, self.db))
+
+
+def _deck_from_ids(name, leader, ids, plan, source, lines, db) -> "Deck":
+    return Deck(name, db.get(leader), tuple(db.get(i) for i in ids), plan, source, lines, db)
+
 
 def parse_deck(text: str, db: CardDB, source: str = "<deck>") -> Deck:
     name, plan, leader, cards, lines, problems = "", [], None, [], {}, []

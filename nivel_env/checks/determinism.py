@@ -3,8 +3,9 @@
 A game's trace is a digest per decision of its full state (``to_dict``, which
 includes the events) and of both players' observations.  The same seed and
 actions must give the same trace in two instances, after ``reset`` of one
-environment, in a subprocess with another ``PYTHONHASHSEED``, and when the game is
-pickled or sent through ``to_dict``/JSON/``from_dict`` halfway and continued.
+environment, in a subprocess with another ``PYTHONHASHSEED``, when the game is
+pickled or sent through ``to_dict``/JSON/``from_dict`` halfway and continued, and when
+the whole environment is deep-copied or pickled halfway and played on.
 """
 from __future__ import annotations
 
@@ -107,33 +108,59 @@ def determinism_errors(deck_0, deck_1, seed: int, config=None, card_files=(),
     return out, len(actions)
 
 
+def _env_lines(e, actions, start: int, stop: int | None = None) -> list[str]:
+    """One digest of both players' observations and masks per decision, stepping
+    ``actions[start:stop]``."""
+    lines, i = [], start
+    stop = len(actions) if stop is None else stop
+    while not e.game.is_terminal():
+        obs = [e.observe(agent) for agent in e.agents]
+        lines.append(hashlib.sha256(b"".join(o["observation"].tobytes() +
+                                             o["action_mask"].tobytes()
+                                             for o in obs)).hexdigest()[:16])
+        if i >= stop:
+            break
+        e.step(actions[i])
+        i += 1
+    return lines
+
+
 def _env_reset_errors(deck_0, deck_1, seed, config) -> list[str]:
-    """Two episodes of one environment after reset(seed): random moves in the first,
-    the same moves in the second; observations and masks must match."""
+    """Two episodes of one environment after reset(seed): random moves in the first, the
+    same moves in the second; then copies of the environment (``copy.deepcopy`` and a
+    pickle round trip) made halfway through and played on.  Observations and masks must
+    match the first episode's at every decision."""
+    import copy
+
     from ..env.aec import raw_env
     e = raw_env(decks=(deck_0, deck_1), config=config, card_db=deck_0.db)
-    runs, actions = [], []
-    for episode in range(2):
-        e.reset(seed=seed)
-        state, lines, i = seed_state(seed), [], 0
-        while not e.game.is_terminal():
-            obs = [e.observe(agent) for agent in e.agents]
-            lines.append(hashlib.sha256(b"".join(o["observation"].tobytes() +
-                                                 o["action_mask"].tobytes()
-                                                 for o in obs)).hexdigest()[:16])
-            if episode == 0:
-                legal = e.game.legal_actions()
-                state, r = next_u64(state)
-                actions.append(legal[r % len(legal)])
-            elif i >= len(actions):
-                break
-            e.step(actions[i])
-            i += 1
-        runs.append(lines)
-    if runs[0] != runs[1]:
+    e.reset(seed=seed)
+    state, actions = seed_state(seed), []
+    while not e.game.is_terminal():
+        legal = e.game.legal_actions()
+        state, r = next_u64(state)
+        actions.append(legal[r % len(legal)])
+        e.step(actions[-1])
+    e.reset(seed=seed)
+    ref = _env_lines(e, actions, 0)
+    out = []
+    e.reset(seed=seed)
+    k = len(actions) // 2
+    first = _env_lines(e, actions, 0, k)
+    if first != ref[:len(first)]:
         return [f"reset(seed={seed}) of the same environment diverged at "
-                f"{_first_difference(*runs)}"]
-    return []
+                f"{_first_difference(ref, first)}"]
+    for how, make in (("copy.deepcopy", copy.deepcopy),
+                      ("pickle round trip", lambda x: pickle.loads(pickle.dumps(x)))):
+        rest = _env_lines(make(e), actions, k)
+        if rest != ref[k:]:
+            out.append(f"an environment {how} at decision {k} observes differently at "
+                       f"{_first_difference(ref[k:], rest)} (counted from {k})")
+    rest = _env_lines(e, actions, k)             # the original after being copied
+    if rest != ref[k:]:
+        out.append(f"reset(seed={seed}) of the same environment diverged at "
+                   f"{_first_difference(ref[k:], rest)} (counted from {k})")
+    return out
 
 
 def deck_text(deck) -> str:

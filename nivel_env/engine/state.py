@@ -150,7 +150,11 @@ class Game:
 
     @classmethod
     def from_dict(cls, d: dict, db: CardDB | None = None) -> "Game":
-        db = db or load_card_db()
+        """The game ``d`` describes.  Without ``db``, the pool is the live one whose version
+        ``d`` names (any pool loaded in this process), else the bundled pool."""
+        if db is None:
+            from ..cards.db import _LIVE
+            db = _LIVE.get(d.get("card_pool_version")) or load_card_db()
         if d.get("format") != 1:
             raise ValueError(f"Game.from_dict: unknown format {d.get('format')!r}")
         missing = [cid for cid in d["card_ids"] if cid not in db]
@@ -182,7 +186,9 @@ class Game:
         return g
 
     def __reduce__(self):
-        return (_from_pickle, (self.to_dict(), self.db))
+        # The pool goes by reference (CardDB.__reduce_ex__); derived stats are recomputed.
+        return (_from_pickle, (self.db, self.cfg,
+                               tuple(getattr(self, s) for s in _PICKLED)))
 
     def __eq__(self, other) -> bool:
         return isinstance(other, Game) and self.to_dict() == other.to_dict()
@@ -198,5 +204,15 @@ def _listify(v):
     return v
 
 
-def _from_pickle(d, db):
-    return Game.from_dict(d, db)
+_DERIVED = ("dirty", "pw", "ht", "na", "kws", "cant", "size", "_legal")
+_PICKLED = tuple(s for s in Game.__slots__ if s not in ("db", "cfg") + _DERIVED)
+
+
+def _from_pickle(db, cfg, values):
+    g = Game.__new__(Game)
+    g.db, g.cfg = db, cfg
+    for s, v in zip(_PICKLED, values):
+        setattr(g, s, v)
+    g.dirty, g._legal = True, None
+    g.pw, g.ht, g.na, g.kws, g.cant, g.size = [0] * 6, [0] * 6, [0] * 6, [()] * 6, [0] * 6, [0, 0]
+    return g

@@ -17,7 +17,7 @@ import types
 
 from .aec import AGENTS, NivelArenaEnv, raw_env
 from .aec import env as _make_env
-from .encoder import OBS_SIZE, Encoder
+from .encoder import OBS_HIGH, OBS_LOW, OBS_SIZE, Encoder, observation_box
 from .single import NivelArenaGymEnv, RandomOpponent
 
 
@@ -29,7 +29,7 @@ class _CallablePackage(types.ModuleType):
 sys.modules[__name__].__class__ = _CallablePackage
 
 __all__ = ["AGENTS", "Encoder", "NivelArenaEnv", "NivelArenaGymEnv", "OBS_SIZE",
-           "RandomOpponent", "raw_env"]
+           "RandomOpponent", "observation_box", "raw_env", "OBS_LOW", "OBS_HIGH"]
 
 try:                                  # gymnasium.make("nivel_env/NivelArena-v0")
     import gymnasium

@@ -24,17 +24,17 @@ from pettingzoo import AECEnv
 from ..engine import N_ACTIONS, RuleConfig, new_game
 from ..engine import const as K
 from ..engine.errors import IllegalActionError
-from .encoder import OBS_SIZE, Encoder
-from .setup import DeckChoice, SeedStream
+from .actions import action_id
+from .encoder import Encoder, observation_box
+from .setup import DeckChoice, SeedStream, check_seed
 
 AGENTS = ("player_0", "player_1")
-OBS_LOW, OBS_HIGH = -10.0, 10.0
 RESET_OPTIONS = ("decks",)
 
 
 def observation_space() -> spaces.Dict:
     return spaces.Dict({
-        "observation": spaces.Box(OBS_LOW, OBS_HIGH, (OBS_SIZE,), np.float32),
+        "observation": observation_box(),
         "action_mask": spaces.Box(0, 1, (N_ACTIONS,), np.int8),
     })
 
@@ -91,8 +91,11 @@ class NivelArenaEnv(AECEnv):
         """Start a game.  ``seed`` fixes the decks drawn and the shuffles; without it the
         environment continues its own stream.  ``options={"decks": (d0, d1)}`` plays
         that pair for this episode only."""
+        if options is not None and not isinstance(options, dict):
+            raise TypeError(f"nivel_arena_v0.reset: options must be a dict such as "
+                            f"{{'decks': (deck_0, deck_1)}}, got {type(options).__name__}")
         if seed is not None:
-            self._stream = SeedStream(seed)
+            self._stream = SeedStream(check_seed(seed, "nivel_arena_v0.reset"))
         decks = None
         if options:
             unknown = set(options) - set(RESET_OPTIONS)
@@ -125,17 +128,16 @@ class NivelArenaEnv(AECEnv):
     def step(self, action) -> None:
         if self.game is None:
             self._require_reset("step")
+        if not self.agents:
+            raise RuntimeError("nivel_arena_v0.step: the episode is over and every agent has "
+                               "stepped out; call reset() to play another")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
+            if action is not None:
+                raise IllegalActionError(f"nivel_arena_v0.step: {agent} is done (the game is "
+                                         f"over); step(None) for each agent, got {action!r}")
             return self._was_dead_step(action)
-        try:
-            a = int(action)
-        except (TypeError, ValueError):
-            raise IllegalActionError(f"nivel_arena_v0.step: action must be an int id "
-                                     f"0..{N_ACTIONS - 1}, got {action!r} for {agent}") from None
-        if a != action:
-            raise IllegalActionError(f"nivel_arena_v0.step: action must be a whole number, "
-                                     f"got {action!r} for {agent}")
+        a = action_id(action, f"nivel_arena_v0.step ({agent})")
         self.game.apply_action(a)          # raises IllegalActionError, state unchanged
         self._cumulative_rewards[agent] = 0
         self._sync()
@@ -170,7 +172,7 @@ class NivelArenaEnv(AECEnv):
     def observe(self, agent: str) -> dict:
         if self.game is None:
             self._require_reset("observe")
-        p = AGENTS.index(agent)
+        p = agent_index(agent, "nivel_arena_v0.observe")
         g = self.game
         mask = np.zeros(N_ACTIONS, dtype=np.int8)
         legal = None
@@ -201,6 +203,15 @@ class NivelArenaEnv(AECEnv):
 
     def close(self) -> None:
         pass
+
+
+def agent_index(agent, where: str) -> int:
+    """``player_0`` -> 0, ``player_1`` -> 1; anything else is a clear error."""
+    try:
+        return AGENTS.index(agent)
+    except ValueError:
+        raise ValueError(f"{where}: unknown agent {agent!r}; the agents are "
+                         f"{', '.join(AGENTS)}") from None
 
 
 def raw_env(**kwargs) -> NivelArenaEnv:

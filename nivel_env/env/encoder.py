@@ -28,6 +28,8 @@ from ..engine import actions as A, const as K
 from ..engine.stats import ensure
 from . import card_features as cf
 
+#: every observation value lies in [OBS_LOW, OBS_HIGH] (the encoder clips to it)
+OBS_LOW, OBS_HIGH = -10.0, 10.0
 HAND_ROWS = 12        # hand slots shown (PLAY ids cover 40; a hand rarely passes 10)
 CANDIDATE_ROWS = 16   # candidates of a pick shown (PICK ids cover 128)
 ITEM_ROWS = 2         # items shown per unit (more are counted in the field block)
@@ -167,6 +169,14 @@ LAYOUT_VERSION = __import__("hashlib").sha256(repr((
     [(n, s) for n, s, _ in BLOCKS], [(n, w) for n, w, _ in cf.COLUMNS], A.N_ACTIONS,
     cf.VERB_NAMES, cf.KEYWORDS)).encode()).hexdigest()[:12]
 
+
+
+def observation_box():
+    """The observation vector's space: ``Box(OBS_LOW, OBS_HIGH, (OBS_SIZE,), float32)``."""
+    from gymnasium import spaces
+    return spaces.Box(OBS_LOW, OBS_HIGH, (OBS_SIZE,), np.float32)
+
+
 _CF = {n: i for i, (n, _) in enumerate(CANDIDATE_FEATURES)}
 _NCF, _NFV, _NFF = len(CANDIDATE_FEATURES), len(FIELD_VALUES), len(FIELD_FLAGS)
 _NVALUES = OFFSETS["seat"]                 # the leading block of numbers
@@ -203,6 +213,14 @@ class Encoder:
         self._rowmap: list = []
         self._costmap: list = []
         self._forget()
+
+    # A copy (deepcopy, pickle) is a fresh encoder of the same pool: the arrays above are
+    # views into ``bufs`` that a copy would split, and the caches are only a speed-up.
+    def __getstate__(self):
+        return {"db": self.db}
+
+    def __setstate__(self, state):
+        self.__init__(state["db"])
 
     def _forget(self) -> None:
         self._last_rows: list = [None, None]         # per observer: card rows last written

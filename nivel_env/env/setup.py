@@ -37,6 +37,11 @@ class DeckChoice:
             self.pool = ()
         else:
             self.fixed = None
+            if isinstance(deck_pool, (str, Path, Deck)):
+                raise TypeError(f"{where}: deck_pool is a list of decks (names, paths or Deck "
+                                f"objects), got the single {type(deck_pool).__name__} "
+                                f"{str(deck_pool)!r}; write deck_pool=[{str(deck_pool)!r}] or "
+                                f"decks=(a, b)")
             names = list_decks() if deck_pool is None else list(deck_pool)
             if len(names) < 1:
                 raise ValueError(f"{where}: deck_pool is empty")
@@ -63,11 +68,22 @@ class DeckChoice:
         return (self.pool[stream.below(len(self.pool))], self.pool[stream.below(len(self.pool))])
 
 
+def check_seed(seed, where: str) -> int:
+    """A seed is a non-negative Python or numpy integer (``1e999``, ``2.5`` or ``"7"`` are
+    refused by name rather than crashing or being truncated)."""
+    import numbers
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
+        raise ValueError(f"{where}: seed must be a non-negative integer, got "
+                         f"{type(seed).__name__} {seed!r}"[:200])
+    return int(seed)
+
+
 class SeedStream:
     """A SplitMix64 stream seeded by ``reset(seed=...)``, or from the OS when never seeded."""
 
     def __init__(self, seed: int | None = None):
-        self.state = seed_state(secrets.randbits(63) if seed is None else seed)
+        self.state = seed_state(secrets.randbits(63) if seed is None
+                                else check_seed(seed, "seed"))
 
     def next(self) -> int:
         self.state, r = next_u64(self.state)

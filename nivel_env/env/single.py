@@ -24,9 +24,13 @@ from gymnasium import spaces
 from ..engine import N_ACTIONS, RuleConfig, new_game
 from ..engine import const as K
 from ..engine.errors import IllegalActionError
-from .aec import OBS_HIGH, OBS_LOW
-from .encoder import OBS_SIZE, Encoder
-from .setup import DeckChoice, SeedStream
+from .actions import action_id
+from .encoder import Encoder, observation_box
+from .setup import DeckChoice, SeedStream, check_seed
+
+
+class OpponentError(IllegalActionError):
+    """The embedded opponent raised or chose an illegal move; the episode is over."""
 
 
 class RandomOpponent:
@@ -83,9 +87,10 @@ class NivelArenaGymEnv(gymnasium.Env):
         self.opponent = opponent
         self._opponent = _as_policy(opponent)
         self._next_opponent = None
-        self.observation_space = spaces.Box(OBS_LOW, OBS_HIGH, (OBS_SIZE,), np.float32)
+        self.observation_space = observation_box()
         self.action_space = spaces.Discrete(N_ACTIONS)
         self.game = None
+        self._failed = None              # why the episode ended early (an opponent's error)
         self.seat = 0
         self._mask = np.zeros(N_ACTIONS, dtype=bool)
 
@@ -96,6 +101,11 @@ class NivelArenaGymEnv(gymnasium.Env):
 
     # ------------------------------------------------------------ episode
     def reset(self, *, seed: int | None = None, options: dict | None = None):
+        if seed is not None:
+            seed = check_seed(seed, "NivelArenaGymEnv.reset")
+        if options is not None and not isinstance(options, dict):
+            raise TypeError(f"NivelArenaGymEnv.reset: options must be a dict (keys decks, "
+                            f"seat, opponent), got {type(options).__name__}")
         super().reset(seed=seed)
         if seed is not None:
             self._stream = SeedStream(seed)
@@ -122,6 +132,7 @@ class NivelArenaGymEnv(gymnasium.Env):
             d0, d1 = self._decks.draw(self._stream)
         self.seat = self._stream.below(2) if seat == "random" else seat
         self.game = new_game(d0, d1, seed=game_seed, config=self.config)
+        self._failed = None
         if self.game.db is not self._encoder.db:
             self._encoder = Encoder(self.game.db)
         self.decks = (d0, d1)
@@ -137,13 +148,12 @@ class NivelArenaGymEnv(gymnasium.Env):
         g = self.game
         if g is None:
             raise RuntimeError("NivelArenaGymEnv.step: call reset() first")
+        if self._failed is not None:
+            raise RuntimeError(f"NivelArenaGymEnv.step: the episode was ended by an error of "
+                               f"the opponent ({self._failed}); call reset()")
         if g.result is not None:
             raise RuntimeError("NivelArenaGymEnv.step: the episode is over; call reset()")
-        try:
-            a = int(action)
-        except (TypeError, ValueError):
-            raise IllegalActionError(f"NivelArenaGymEnv.step: action must be an int id "
-                                     f"0..{N_ACTIONS - 1}, got {action!r}") from None
+        a = action_id(action, "NivelArenaGymEnv.step")
         g.apply_action(a)                  # raises IllegalActionError, state unchanged
         self._advance()
         if self.render_mode == "human":
@@ -168,13 +178,26 @@ class NivelArenaGymEnv(gymnasium.Env):
             mask = np.zeros(N_ACTIONS, dtype=np.int8)
             mask[legal] = 1
             obs = self._encoder.encode(g, opp, legal).copy() if observe else None
-            a = policy(obs, mask)
+            name = type(who).__name__
             try:
-                g.apply_action(int(a))
-            except (IllegalActionError, TypeError, ValueError) as e:
-                raise IllegalActionError(f"NivelArenaGymEnv: the opponent "
-                                         f"({type(self.opponent).__name__}) chose {a!r}: "
-                                         f"{e}") from None
+                a = policy(obs, mask)
+            except Exception as e:
+                self._fail(f"{name} raised {type(e).__name__}: {e}")
+                raise OpponentError(f"NivelArenaGymEnv: the opponent ({name}) raised "
+                                    f"{type(e).__name__}: {e}; the episode is over, call "
+                                    f"reset()") from e
+            try:
+                g.apply_action(action_id(a, "opponent"))
+            except IllegalActionError as e:
+                self._fail(f"{name} chose {a!r}")
+                raise OpponentError(f"NivelArenaGymEnv: the opponent ({name}) chose {a!r}: "
+                                    f"{e}; the episode is over, call reset()") from None
+
+    def _fail(self, why: str) -> None:
+        """End the episode after an opponent's error: the learner's move was applied and
+        the opponent's turn cannot go on, so no later step may be taken as its move."""
+        self._failed = why
+        self._mask[:] = False
 
     # ------------------------------------------------------------ views
     def _observe(self) -> np.ndarray:
