@@ -1,74 +1,244 @@
 """Trained policies as files, and the agent that plays one.
 
-A policy file (``.pt``) holds the MaskablePPO policy's weights (float16, to keep it
-small), its constructor arguments, and what it was made for: the observation layout
-version, the card pool version, the training command and step count.  Loading a file
-made for another observation layout fails with a clear error; another card pool only
-warns (cards are read by their features, so a policy can play a new pool, if less well).
+A policy file (``.pt``) is plain data, loaded with ``torch.load(weights_only=True)``, so
+opening one can never run code: the weights (float16, to keep it small), the network's
+shape as plain values (observation size, action count, layer sizes, activation and
+feature-extractor names from the fixed tables below), and what it was made for (the
+observation layout version, the card pool version, the training command and step count).
+Loading a file made for another observation layout fails with a clear error; another card
+pool only warns (cards are read by their features, so a policy can play a new pool, if
+less well).
+
+Files written by nivel_env 0.1 (format version 1) held pickled Python classes; they are
+refused, and ``python -m agents.policy upgrade OLD.pt NEW.pt --trust`` rewrites one that
+you made yourself into this format.
 """
 from __future__ import annotations
 
+import math
+import pickle
+import sys
 import warnings
+import zipfile
 from pathlib import Path
 
 import numpy as np
 import torch as th
+from torch import nn
 
 from nivel_env.cards import load_card_db
-from nivel_env.env.encoder import LAYOUT_VERSION
+from nivel_env.env.encoder import LAYOUT_VERSION, OBS_SIZE
 
 FORMAT = "nivel-policy"
+VERSION = 2
+SUFFIX = ".pt"
 #: difficulty name -> (sampling temperature, share of uniformly random moves)
 DIFFICULTIES = {"hard": (0.0, 0.0), "normal": (1.0, 0.0), "easy": (1.0, 0.3)}
+#: activation name in a file -> torch module class
+ACTIVATIONS = {"tanh": nn.Tanh, "relu": nn.ReLU, "elu": nn.ELU, "leaky_relu": nn.LeakyReLU,
+               "gelu": nn.GELU, "silu": nn.SiLU}
+#: the network shape's fields and their plain types
+_NETWORK_FIELDS = {"obs_size": int, "n_actions": int, "net_arch": (dict, list),
+                   "activation": str, "features_extractor": str,
+                   "features_extractor_kwargs": dict, "share_features_extractor": bool,
+                   "ortho_init": bool}
+_MAX_BYTES = 1 << 30                     # a policy file over 1 GiB is not ours
 
 
 class PolicyFileError(ValueError):
     """A policy file cannot be used here; the message names the file and why."""
 
 
+def _extractors() -> dict:
+    """feature-extractor name in a file -> class (built on demand: imports SB3)."""
+    from stable_baselines3.common.torch_layers import FlattenExtractor
+
+    from .network import CardSetExtractor
+    return {"card_set": CardSetExtractor, "flatten": FlattenExtractor}
+
+
+def _name_of(table: dict, cls, what: str) -> str:
+    for name, c in table.items():
+        if c is cls:
+            return name
+    raise PolicyFileError(f"export_policy: the {what} {cls.__name__} has no name in "
+                          f"agents.policy ({', '.join(table)}); add it there so files that "
+                          f"use it can be loaded without running code")
+
+
+def _plain(value, where: str):
+    """``value`` if it is plain data (numbers, strings, lists, dicts of those)."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, (list, tuple)):
+        return [_plain(v, where) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _plain(v, where) for k, v in value.items()}
+    raise PolicyFileError(f"export_policy: {where} holds a {type(value).__name__}; a policy "
+                          f"file keeps plain values only")
+
+
+def network_spec(policy) -> dict:
+    """The plain-data description of a MaskableActorCriticPolicy's network."""
+    data = policy._get_constructor_parameters()
+    return {
+        "obs_size": int(np.prod(data["observation_space"].shape)),
+        "n_actions": int(data["action_space"].n),
+        "net_arch": _plain(data.get("net_arch") or [], "net_arch"),
+        "activation": _name_of(ACTIVATIONS, data["activation_fn"], "activation"),
+        "features_extractor": _name_of(_extractors(), data["features_extractor_class"],
+                                       "feature extractor"),
+        "features_extractor_kwargs": _plain(data.get("features_extractor_kwargs") or {},
+                                            "features_extractor_kwargs"),
+        "share_features_extractor": bool(getattr(policy, "share_features_extractor", True)),
+        "ortho_init": bool(data.get("ortho_init", True)),
+    }
+
+
 def export_policy(model, path: str | Path, meta: dict | None = None) -> Path:
-    """Write ``model``'s policy (a MaskablePPO) as a policy file."""
+    """Write ``model``'s policy (a MaskablePPO, or its policy) as a policy file."""
     path = Path(path)
-    policy = model.policy
+    policy = getattr(model, "policy", model)
     info = {"layout_version": LAYOUT_VERSION, "card_pool_version": load_card_db().version,
             "num_timesteps": int(getattr(model, "num_timesteps", 0)), **(meta or {})}
-    state = {k: (v.half() if v.is_floating_point() else v) for k, v in policy.state_dict().items()}
+    state = {k: (v.detach().cpu().half() if v.is_floating_point() else v.detach().cpu())
+             for k, v in policy.state_dict().items()}
     path.parent.mkdir(parents=True, exist_ok=True)
-    th.save({"format": FORMAT, "version": 1, "meta": info,
-             "data": policy._get_constructor_parameters(), "state_dict": state}, path)
+    th.save({"format": FORMAT, "version": VERSION, "meta": _plain(info, "meta"),
+             "network": network_spec(policy), "state_dict": state}, path)
     return path
 
 
-def read_policy_file(path: str | Path, device: str = "cpu"):
-    """(policy module, meta) from a policy file; refuses other layouts."""
-    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
-    path = Path(path)
+def _load_plain(path: Path, device: str):
+    """The file's contents, unpickled with torch's weights-only loader (no code runs)."""
     try:
-        saved = th.load(path, map_location=device, weights_only=False)
+        st = path.stat()
     except FileNotFoundError:
         raise PolicyFileError(f"{path}: no such policy file") from None
-    except Exception as e:                                  # truncated, not a torch file
-        raise PolicyFileError(f"{path}: not a readable policy file ({e})") from None
+    except OSError as e:
+        raise PolicyFileError(f"{path}: cannot read it ({e.strerror or e})") from None
+    import stat as _stat
+    if not _stat.S_ISREG(st.st_mode):
+        raise PolicyFileError(f"{path}: not a regular file (a policy file is a .pt file)")
+    if st.st_size > _MAX_BYTES:
+        raise PolicyFileError(f"{path}: {st.st_size:,} bytes is too large for a policy file")
+    try:
+        return th.load(path, map_location=device, weights_only=True)
+    except pickle.UnpicklingError as e:
+        import re
+        found = re.search(r"GLOBAL ([\w.]+)", str(e))
+        if found is None:                        # not a pickle stream at all
+            raise PolicyFileError(f"{path}: not a readable policy file (not a torch file)") \
+                from None
+        raise PolicyFileError(
+            f"{path}: refused -- it holds Python objects ({found.group(1)}), not only weights "
+            f"and plain values, and loading it could run code. Policy files from nivel_env 0.1 "
+            f"that you made yourself can be rewritten with: python -m agents.policy upgrade "
+            f"{path} NEW.pt --trust") from None
+    except (RuntimeError, EOFError, OSError, ValueError, zipfile.BadZipFile, KeyError,
+            TypeError, AttributeError, IndexError, MemoryError, OverflowError) as e:
+        raise PolicyFileError(f"{path}: not a readable policy file "
+                              f"({type(e).__name__}: {str(e)[:200]})") from None
+
+
+def _check_network(path: Path, net) -> dict:
+    if not isinstance(net, dict):
+        raise PolicyFileError(f"{path}: field 'network' must be a mapping")
+    for key, typ in _NETWORK_FIELDS.items():
+        v = net.get(key)
+        if not isinstance(v, typ) or (typ is int and isinstance(v, bool)):
+            raise PolicyFileError(f"{path}: field 'network.{key}' is missing or not "
+                                  f"{getattr(typ, '__name__', 'a list or mapping')}: {v!r}"[:300])
+    if net["activation"] not in ACTIVATIONS:
+        raise PolicyFileError(f"{path}: field 'network.activation' {net['activation']!r} is "
+                              f"not one of {', '.join(ACTIVATIONS)}")
+    extractors = _extractors()
+    if net["features_extractor"] not in extractors:
+        raise PolicyFileError(f"{path}: field 'network.features_extractor' "
+                              f"{net['features_extractor']!r} is not one of "
+                              f"{', '.join(extractors)}")
+    arch = net["net_arch"]
+    layers = [arch] if isinstance(arch, list) else list(arch.values())
+    if isinstance(arch, dict) and set(arch) - {"pi", "vf"}:
+        raise PolicyFileError(f"{path}: field 'network.net_arch' may only have pi and vf")
+    for lay in layers:
+        if not isinstance(lay, list) or not all(
+                isinstance(n, int) and not isinstance(n, bool) and 0 < n <= 65536 for n in lay):
+            raise PolicyFileError(f"{path}: field 'network.net_arch' must list layer sizes "
+                                  f"(1..65536), got {arch!r}"[:300])
+    for k, v in net["features_extractor_kwargs"].items():
+        if not isinstance(k, str) or not (isinstance(v, (int, float, str, bool)) or v is None):
+            raise PolicyFileError(f"{path}: field 'network.features_extractor_kwargs' holds "
+                                  f"{k!r}: {v!r}; plain values only"[:300])
+    return net
+
+
+def read_policy_file(path: str | Path, device: str = "cpu"):
+    """(policy module, meta) from a policy file; refuses other layouts and anything that
+    is not plain data, and builds nothing until the whole file has been checked."""
+    path = Path(path)
+    saved = _load_plain(path, device)
     if not isinstance(saved, dict) or saved.get("format") != FORMAT:
         raise PolicyFileError(f"{path}: not a nivel_env policy file (export one with "
                               f"agents.policy.export_policy or train.py)")
-    meta = saved.get("meta", {})
+    if saved.get("version") != VERSION:
+        raise PolicyFileError(f"{path}: policy file format version {saved.get('version')!r}; "
+                              f"this nivel_env reads version {VERSION}")
+    meta = saved.get("meta")
+    if not isinstance(meta, dict):
+        raise PolicyFileError(f"{path}: field 'meta' must be a mapping")
     if meta.get("layout_version") != LAYOUT_VERSION:
         raise PolicyFileError(
             f"{path}: made for observation layout {meta.get('layout_version')!r}, but this "
             f"nivel_env uses {LAYOUT_VERSION!r}; retrain it (train.py) or use the nivel_env "
             f"version it was trained with")
+    net = _check_network(path, saved.get("network"))
+    state = saved.get("state_dict")
+    if not isinstance(state, dict) or not all(
+            isinstance(k, str) and isinstance(v, th.Tensor) for k, v in state.items()):
+        raise PolicyFileError(f"{path}: field 'state_dict' must map names to tensors")
+    if net["obs_size"] != OBS_SIZE:
+        raise PolicyFileError(f"{path}: network reads {net['obs_size']} observation values, "
+                              f"this layout has {OBS_SIZE}")
+    bad = [k for k, v in state.items() if v.is_floating_point() and not th.isfinite(v).all()]
+    if bad:
+        raise PolicyFileError(f"{path}: weights {', '.join(bad[:3])} hold NaN or infinity")
     pool = load_card_db().version
     if meta.get("card_pool_version") != pool:
         warnings.warn(f"{path}: trained on card pool {meta.get('card_pool_version')}, playing "
                       f"pool {pool}; it reads cards by their features, but may play new cards "
                       f"less well", stacklevel=2)
-    policy = MaskableActorCriticPolicy(**saved["data"])
-    policy.load_state_dict({k: v.float() if v.is_floating_point() else v
-                            for k, v in saved["state_dict"].items()})
+    policy = build_policy(net)
+    try:
+        policy.load_state_dict({k: v.float() if v.is_floating_point() else v
+                                for k, v in state.items()})
+    except RuntimeError as e:
+        raise PolicyFileError(f"{path}: the weights do not fit the network it describes "
+                              f"({str(e).splitlines()[0][:300]})") from None
     policy.to(device)
     policy.set_training_mode(False)
     return policy, meta
+
+
+def build_policy(net: dict):
+    """A MaskableActorCriticPolicy with the shape ``net`` (a checked ``network`` field)."""
+    from gymnasium import spaces
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    from nivel_env.env import observation_box
+    from nivel_env.env.encoder import OBS_SIZE as n_obs
+    space = observation_box() if net["obs_size"] == n_obs else spaces.Box(
+        -math.inf, math.inf, (net["obs_size"],), np.float32)
+    try:
+        return MaskableActorCriticPolicy(
+            space, spaces.Discrete(net["n_actions"]), lambda _: 0.0,
+            net_arch=net["net_arch"], activation_fn=ACTIVATIONS[net["activation"]],
+            ortho_init=net["ortho_init"],
+            features_extractor_class=_extractors()[net["features_extractor"]],
+            features_extractor_kwargs=net["features_extractor_kwargs"],
+            share_features_extractor=net["share_features_extractor"])
+    except (TypeError, ValueError, RuntimeError) as e:
+        raise PolicyFileError(f"the network it describes cannot be built ({e})") from None
 
 
 class PolicyAgent:
@@ -118,3 +288,41 @@ class PolicyAgent:
         p = np.exp(z - z.max())
         p /= p.sum()
         return int(legal[self.rng.choice(legal.size, p=p)])
+
+
+def _upgrade(argv: list[str]) -> int:
+    """``python -m agents.policy upgrade OLD NEW --trust``: rewrite a format-1 file."""
+    import argparse
+    ap = argparse.ArgumentParser(prog="python -m agents.policy")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    up = sub.add_parser("upgrade", help="rewrite a nivel_env 0.1 policy file (format 1) as a "
+                                        "plain-data file; loading the old file runs its "
+                                        "pickled code, so do it only for files you made")
+    up.add_argument("old")
+    up.add_argument("new")
+    up.add_argument("--trust", action="store_true",
+                    help="required: you made OLD yourself (or trust who did)")
+    args = ap.parse_args(argv)
+    if not args.trust:
+        print("upgrade: loading a format-1 file can run code; pass --trust if you made it",
+              file=sys.stderr)
+        return 2
+    old = th.load(args.old, map_location="cpu", weights_only=False)
+    if not isinstance(old, dict) or old.get("format") != FORMAT or old.get("version") != 1:
+        print(f"upgrade: {args.old} is not a format-1 nivel_env policy file", file=sys.stderr)
+        return 2
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+    policy = MaskableActorCriticPolicy(**old["data"])
+    policy.load_state_dict({k: v.float() if v.is_floating_point() else v
+                            for k, v in old["state_dict"].items()})
+    meta = dict(old.get("meta", {}))
+    th.save({"format": FORMAT, "version": VERSION, "meta": _plain(meta, "meta"),
+             "network": network_spec(policy),
+             "state_dict": {k: v.half() if v.is_floating_point() else v
+                            for k, v in policy.state_dict().items()}}, args.new)
+    print(f"wrote {args.new}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(_upgrade(sys.argv[1:]))

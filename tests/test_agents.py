@@ -83,7 +83,8 @@ def test_load_opponent():
     assert {"random", "heuristic"} <= set(bundled_opponents())
     assert isinstance(load_opponent("random"), RandomAgent)
     assert isinstance(load_opponent("heuristic", seed=1), HeuristicAgent)
-    with pytest.raises(ValueError, match="neither a file nor a bundled"):
+    with pytest.raises(ValueError, match="no bundled opponent 'grandmaster'; known: random, "
+                                         "heuristic, nv1-ppo"):
         load_opponent("grandmaster")
 
 
@@ -159,6 +160,18 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("sb3_contrib")
 
 
+def test_train_tiny_run_exports_a_loadable_policy(tmp_path):
+    """The fast tier's train.py: one environment, two rollouts."""
+    p = run(ROOT / "train.py", "--quick", "--total-steps", "512", "--envs", "1", "--out",
+            tmp_path / "run", "--no-progress", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr[-3000:]
+    agent = load_opponent(tmp_path / "run" / "policy.pt")
+    g = positions(1, 50)[0]
+    obs = Encoder(g.db).encode(g, g.current_player, g.legal_actions()).copy()
+    assert agent.act(obs, masked(g)) in g.legal_actions()
+
+
+@pytest.mark.slow
 def test_train_quick_runs_and_its_policy_loads_as_an_opponent(tmp_path):
     p = run(ROOT / "train.py", "--quick", "--out", tmp_path / "run", "--no-progress",
             cwd=tmp_path)
@@ -188,8 +201,8 @@ def test_train_quick_runs_and_its_policy_loads_as_an_opponent(tmp_path):
 def test_policy_files_for_another_layout_are_refused(tmp_path):
     from agents.policy import PolicyFileError, read_policy_file
     bad = tmp_path / "old.pt"
-    torch.save({"format": "nivel-policy", "version": 1, "meta": {"layout_version": "0ld"},
-                "data": {}, "state_dict": {}}, bad)
+    torch.save({"format": "nivel-policy", "version": 2, "meta": {"layout_version": "0ld"},
+                "network": {}, "state_dict": {}}, bad)
     with pytest.raises(PolicyFileError, match="observation layout '0ld'"):
         read_policy_file(bad)
     junk = tmp_path / "junk.pt"
