@@ -191,3 +191,80 @@ def test_decks_with_cards_carry_every_new_card(db):
     assert {c.id for c in new} <= used
     assert all(len(d.cards) == 40 for d in mixed)
     assert new_game(mixed[0], mixed[1], seed=0).legal_actions()
+
+
+EXTREME_CARDS = """
+cards:
+  - {id: XT-01, type: unit, name: Colossus, name_ko: 거신, cost: 1, power: 50, hit: 10,
+     attribute: fire, affiliation: [giant], keywords: [{pierce: 10}, {plunder: 10}]}
+  - id: XT-02
+    type: unit
+    name: Warlord
+    name_ko: 전쟁군주
+    cost: 1
+    power: 50
+    hit: 10
+    attribute: fire
+    affiliation: [giant]
+    abilities:
+      - when: passive
+        do: [{modify: {target: {who: you, zone: unit, all: true}, power: 20, hit: 20}}]
+      - when: entry
+        do: [{modify: {target: {who: you, zone: unit, all: true}, power: 20, hit: 20}}]
+"""
+
+
+def test_observations_stay_in_bounds_for_extreme_custom_cards(tmp_path):
+    """Custom cards at the schema's limits (power 50, hit 10, +20 buffs that stack) once
+    produced values of 20 and more in a Box(-10, 10); the soak now checks the bounds."""
+    import numpy as np
+
+    from nivel_env.cards import load_card_db
+    from nivel_env.cards.db import bundled_card_files, read_card_file
+    from nivel_env.checks import soak
+    from nivel_env.cli_check import decks_with_cards
+    from nivel_env.env.encoder import OBS_HIGH, OBS_LOW, Encoder
+    f = tmp_path / "extreme.yaml"
+    f.write_text(EXTREME_CARDS, encoding="utf-8")
+    db = load_card_db(bundled_card_files() + [f])
+    new = [db.get(c.id) for c in read_card_file(f)]
+    decks = decks_with_cards([load_deck(n, db) for n in list_decks()[:2]], new)
+    peak = 0.0
+    for s in range(6):
+        rec = soak.play_checked(decks[s % 2], decks[1 - s % 2], s, ("play", "attack"),
+                                check_observations=True)
+        assert rec.ok, rec.describe()
+        assert rec.observations_checked > 3
+        g = soak.replay_game(decks[s % 2], decks[1 - s % 2], s, rec.actions[:len(rec.actions) // 2])
+        for p in (0, 1):
+            v = Encoder(db).encode(g, p)
+            assert OBS_LOW <= v.min() and v.max() <= OBS_HIGH
+            peak = max(peak, float(np.abs(v).max()))
+    assert peak >= 2.0            # the cards do push values past the bundled pool's range
+
+
+def test_soak_catches_observations_out_of_bounds(all_decks, monkeypatch):
+    from nivel_env.checks import soak
+    from nivel_env.env import encoder
+    real = encoder.Encoder.encode
+
+    def loose(self, g, p, legal=None):
+        v = real(self, g, p, legal)
+        v[3] = 20.5                                   # what an unclipped value looked like
+        return v
+    monkeypatch.setattr(encoder.Encoder, "encode", loose)
+    rec = soak.play_checked(all_decks[0], all_decks[1], 1, check_observations=True)
+    assert not rec.ok and "outside [-10.0, 10.0]" in rec.errors[0]
+
+
+def test_biased_soak_players_do_what_they_are_named_for(all_decks):
+    r = run_checks(all_decks[:8], seed=0, checks=["soak"], counts={"soak": 64},
+                   progress=False)[0]
+    cov = r.coverage
+    for pol in ("random", "play", "attack", "no-defense"):
+        assert cov.get((pol, "plays"), 0) > 0 and cov.get((pol, "attacks"), 0) > 0, pol
+    assert cov[("attack", "attacks")] > cov[("random", "attacks")]
+    assert cov[("play", "plays")] > cov[("random", "plays")]
+    assert cov.get(("no-defense", "Guardian payments"), 0) == 0
+    assert sum(v for (p, w), v in cov.items() if w == "triggers") > 0
+    assert "attacks" in summary([r]) and "triggers" in summary([r])

@@ -25,8 +25,15 @@ def always_play(g, legal, r):
 
 
 def always_attack(g, legal, r):
-    """Go to the attack phase at once and attack with everything."""
-    pick = _in("ATTACK", legal) or _in("END_MAIN", legal)
+    """Attack with everything: in the main phase, fill empty lanes with units first
+    (there is nothing to attack with otherwise), then go to the attack phase and declare
+    every attack it can."""
+    pick = _in("ATTACK", legal)
+    if not pick and _in("END_MAIN", legal):
+        p = g.current_player
+        empty = [lane for lane in range(3) if g.unit[p * 3 + lane] < 0]
+        pick = [a for a in _in("PLAY", legal)
+                if (a - A.PLAY) % A.PLAY_TARGETS in empty] or _in("END_MAIN", legal)
     return (pick or legal)[r % len(pick or legal)]
 
 

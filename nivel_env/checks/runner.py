@@ -28,6 +28,9 @@ class CheckResult:
     failures: int = 0
     seconds: float = 0.0
     details: list[str] = field(default_factory=list)     # the first few failures
+    #: soak: (policy, what) -> how many times the games did it (attacks, plays, ...)
+    coverage: dict = field(default_factory=dict)
+    observations: int = 0                                 # soak: observations bound-checked
 
     def fail(self, text: str, keep: int = 3) -> None:
         self.failures += 1
@@ -58,7 +61,8 @@ def _init(card_files, texts, config):
 def _game(task) -> GameCheck:
     seed, (a, b), policies, mask = task
     d = _W["decks"]
-    return play_checked(d[a], d[b], seed, policies, _W["config"], check_mask=mask)
+    return play_checked(d[a], d[b], seed, policies, _W["config"], check_mask=mask,
+                        check_observations=not mask)
 
 
 # ------------------------------------------------------------ the runner
@@ -98,6 +102,9 @@ def run_checks(decks: list[Deck], games: int = 1000, seed: int = 0, config=None,
                 for g in it:
                     r.games += 1
                     r.positions += g.masks_checked if mask else g.decisions
+                    r.observations += g.observations_checked
+                    for k, v in g.coverage.items():
+                        r.coverage[k] = r.coverage.get(k, 0) + v
                     if not g.ok:
                         r.fail(g.describe())
                     bar.update()
@@ -130,9 +137,29 @@ def summary(results: list[CheckResult]) -> str:
         lines.append(f"{r.name:<12} {r.games:>7,} {r.positions:>10,} {r.failures:>9,} "
                      f"{r.seconds:>8.1f}")
     for r in results:
+        if r.coverage and r.name == "soak":
+            lines.append("")
+            lines += coverage_lines(r)
+    for r in results:
         for d in r.details:
             lines.append(f"\n{r.name} FAILED: {d}")
     return "\n".join(lines)
+
+
+def coverage_lines(r: CheckResult) -> list[str]:
+    """What the soak exercised, in total and by each player (biased players must do
+    what they are named for: the 'attack' player attacks, the 'play' player plays)."""
+    from .soak import COVERED
+    whats = list(COVERED.values()) + ["triggers"]
+    pols = sorted({p for p, _ in r.coverage})
+    total = {w: sum(r.coverage.get((p, w), 0) for p in pols) for w in whats}
+    out = [f"{r.name} covered ({r.observations:,} observations bound-checked):",
+           f"  {'player':<11}" + "".join(f"{w:>{len(w) + 2}}" for w in whats)]
+    for p in pols:
+        out.append(f"  {p:<11}" + "".join(f"{r.coverage.get((p, w), 0):>{len(w) + 2},}"
+                                          for w in whats))
+    out.append(f"  {'all':<11}" + "".join(f"{total[w]:>{len(w) + 2},}" for w in whats))
+    return out
 
 
 __all__ = ["CHECKS", "CheckResult", "plan", "run_checks", "summary"]

@@ -30,6 +30,9 @@ class GameCheck:
     turns: int = 0
     decisions: int = 0
     masks_checked: int = 0
+    observations_checked: int = 0
+    #: what the game exercised, from its event log: (player's policy, what) -> count
+    coverage: dict = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -43,10 +46,50 @@ class GameCheck:
             f"\n  actions: {self.actions}"
 
 
+#: event -> the coverage name the soak reports
+COVERED = {"attack": "attacks", "play": "plays", "guardian": "Guardian payments",
+           "defend": "defenses", "skill": "skills", "activate": "activations",
+           "awaken": "awakenings"}
+OBSERVE_EVERY = 3       # decisions between observation-bounds checks (both players)
+
+
+def _coverage(g, policies) -> dict:
+    out: dict = {}
+    for e in g.log:
+        t = e.get("type")
+        name = COVERED.get(t)
+        if t == "damage" and e.get("trigger"):            # 4.5.4.3: its trigger resolves
+            name = "triggers"
+        if name is not None and e.get("player") in (0, 1):
+            key = (policies[e["player"]], name)
+            out[key] = out.get(key, 0) + 1
+    return out
+
+
+def observation_errors(enc, g) -> list[str]:
+    """Both players' observations lie inside the declared space (finite, in bounds)."""
+    import numpy as np
+
+    from ..env.encoder import OBS_HIGH, OBS_LOW, OFFSETS
+    out = []
+    for p in (0, 1):
+        legal = g.legal_actions() if g.result is None and g.dec[1] == p else None
+        v = enc.encode(g, p, legal)
+        bad = np.flatnonzero(~((v >= OBS_LOW) & (v <= OBS_HIGH)))      # NaN fails too
+        if bad.size:
+            i = int(bad[0])
+            block = max((o, n) for n, o in OFFSETS.items() if o <= i)[1]
+            out.append(f"player {p}'s observation value {i} (block {block}) is {v[i]}, "
+                       f"outside [{OBS_LOW}, {OBS_HIGH}] ({bad.size} values out)")
+    return out
+
+
 def play_checked(deck_0, deck_1, seed: int, policies=("random", "random"), config=None,
-                 check_mask: bool = False) -> GameCheck:
+                 check_mask: bool = False, check_observations: bool = False) -> GameCheck:
     """Play one game with the given policies (names in POLICIES), checking every
-    invariant at every decision, and every action id when ``check_mask``."""
+    invariant at every decision, every action id when ``check_mask``, and both players'
+    observations against the observation space's bounds every ``OBSERVE_EVERY``
+    decisions when ``check_observations``."""
     rec = GameCheck(seed, (deck_0.name, deck_1.name), tuple(policies))
     chooser = [POLICIES[p] for p in policies]
     try:
@@ -56,16 +99,25 @@ def play_checked(deck_0, deck_1, seed: int, policies=("random", "random"), confi
         return rec
     counts = (card_count(g, 0), card_count(g, 1))
     state = seed_state(seed ^ 0x50A4)
+    enc = None
+    if check_observations:
+        from ..env.encoder import Encoder
+        enc = Encoder(g.db)
     while True:
         rec.turns = g.turn
         errs = invariant_errors(g, counts, MAX_DECISIONS, rec.decisions)
         if check_mask and not errs:
             errs = mask_errors(g)
             rec.masks_checked += 1
+        if enc is not None and not errs and (rec.decisions % OBSERVE_EVERY == 0
+                                             or g.is_terminal()):
+            errs = observation_errors(enc, g)
+            rec.observations_checked += 1
         if errs:
             rec.errors.extend(errs)
             return rec
         if g.is_terminal() or rec.decisions > MAX_DECISIONS:
+            rec.coverage = _coverage(g, policies)
             return rec
         legal = g.legal_actions()
         p = g.current_player
@@ -107,4 +159,5 @@ def schedule(decks: list, games: int, seed: int, policies=tuple(POLICIES)):
         yield seed + i, (a, b), combos[(i + i // (n * n)) % len(combos)]
 
 
-__all__ = ["GameCheck", "MAX_DECISIONS", "play_checked", "replay_game", "schedule"]
+__all__ = ["GameCheck", "MAX_DECISIONS", "observation_errors", "play_checked", "replay_game",
+           "schedule"]

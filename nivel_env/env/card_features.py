@@ -139,7 +139,10 @@ class CardTable:
             if c.back is not None:
                 back_row[c.index] = len(rows)
                 rows.append(_face_row(c, c.back.abilities, c.back.subkeywords, True))
-        self.matrix = np.ascontiguousarray(np.stack(rows))
+        # custom pools may print values past the scale (hit 99 is 19.8): clip into the
+        # observation's bounds, as the encoder does for everything it computes
+        from .encoder import OBS_HIGH, OBS_LOW
+        self.matrix = np.ascontiguousarray(np.clip(np.stack(rows), OBS_LOW, OBS_HIGH))
         self.matrix.setflags(write=False)
         self.tenth = self.matrix * np.float32(0.1)      # zone summaries are sums / 10
         self.tenth.setflags(write=False)

@@ -203,6 +203,7 @@ class Encoder:
         self.bufs = [np.zeros(OBS_SIZE, dtype=np.float32) for _ in range(2)]
         c, z = OFFSETS["cards"], OFFSETS["zones"]
         self._head = [b[OFFSETS["seat"]:c] for b in self.bufs]   # values are all rewritten
+        self._values = [b[:_NVALUES] for b in self.bufs]
         self._cards = [b[c:z].reshape(CARD_ROWS, cf.WIDTH) for b in self.bufs]
         self._zones = [b[z:].reshape(len(ZONES), cf.WIDTH) for b in self.bufs]
         self._nrows = self.table.matrix.shape[0]
@@ -422,15 +423,17 @@ class Encoder:
         for z, kq in enumerate(_ZONE_SOURCES[p]):
             if written[z] != zver[kq]:
                 written[z] = zver[kq]
-                zones_p[z] = zsum[kq]
+                np.clip(zsum[kq], OBS_LOW, OBS_HIGH, out=zones_p[z])
         # ---------------------------------------------------------------- write
         if rows != self._last_rows[p]:
             self._last_rows[p] = rows
             tb.matrix.take(rows, 0, self._cards[p], "clip")   # 'clip' writes out unbuffered
-        buf[:_NVALUES] = vals
+        head = self._values[p]
+        head[:] = vals
+        np.clip(head, OBS_LOW, OBS_HIGH, out=head)
         buf[ones] = 1.0
         if vi:
-            buf[vi] = vv
+            buf[vi] = np.clip(vv, OBS_LOW, OBS_HIGH)
         return buf
 
     def _visible_row(self, g, p: int, iid: int, rowof) -> int:
