@@ -21,3 +21,46 @@ def __getattr__(name):
 
 
 __all__ = ["env", "raw_env", "NivelArenaEnv", "NivelArenaGymEnv", "nivel_arena_v0"]
+
+GYM_ID = "nivel_env/NivelArena-v0"
+
+
+def register_gymnasium() -> None:
+    """Register ``nivel_env/NivelArena-v0`` with gymnasium (idempotent).  Registered
+    without gymnasium's order-enforcing and passive-checker wrappers, so the made env
+    keeps ``action_masks()``; the env checks its own call order."""
+    import gymnasium
+    if GYM_ID not in gymnasium.registry:
+        gymnasium.register(GYM_ID, entry_point="nivel_env.env.single:NivelArenaGymEnv",
+                           order_enforce=False, disable_env_checker=True)
+
+
+class _RegisterWhenGymnasiumLoads:
+    """``import nivel_env`` must make ``gymnasium.make("nivel_env/NivelArena-v0")`` work
+    whichever is imported first, but importing the engine must not import gymnasium.  So
+    when gymnasium is not loaded yet, this finder waits for it and registers right after
+    gymnasium's own import finishes."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name != "gymnasium":
+            return None
+        import importlib.machinery
+        _sys.meta_path.remove(self)
+        spec = importlib.machinery.PathFinder.find_spec(name, path)
+        if spec is None or spec.loader is None:
+            return spec
+        load = spec.loader.exec_module
+
+        def exec_module(module):
+            load(module)
+            register_gymnasium()
+        spec.loader.exec_module = exec_module
+        return spec
+
+
+import sys as _sys  # noqa: E402
+
+if "gymnasium" in _sys.modules:
+    register_gymnasium()
+elif not any(isinstance(f, _RegisterWhenGymnasiumLoads) for f in _sys.meta_path):
+    _sys.meta_path.insert(0, _RegisterWhenGymnasiumLoads())

@@ -237,7 +237,7 @@ def test_deck_options():
     with pytest.raises(ValueError, match="pair"):
         raw_env(decks="ember-rush")
     with pytest.raises(ValueError, match="render_mode"):
-        raw_env(render_mode="rgb_array")
+        raw_env(render_mode="rgba")
     with pytest.warns(UserWarning, match="unknown option"):
         raw_env().reset(seed=0, options={"deck": 1})
     assert len(list_decks()) >= 2

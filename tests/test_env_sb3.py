@@ -67,3 +67,42 @@ def test_maskable_ppo_trains_a_few_hundred_steps(tmp_path):
         obs, r, term, trunc, _ = e.step(int(a))
         if term or trunc:
             break
+
+
+def test_readme_gymnasium_recipes_work_after_import_nivel_env():
+    """import nivel_env (not nivel_env.env) registers the id, whichever of gymnasium and
+    nivel_env comes first; the made env keeps action_masks(); make_vec_env's default
+    render_mode="rgb_array" is supported; MaskablePPO trains on it."""
+    import subprocess
+    import sys
+    code = """
+import nivel_env, gymnasium
+e = gymnasium.make("nivel_env/NivelArena-v0", seat=0)
+e.reset(seed=1)
+assert e.action_masks().any()
+from sb3_contrib import MaskablePPO
+from stable_baselines3.common.env_util import make_vec_env
+venv = make_vec_env("nivel_env/NivelArena-v0", n_envs=2)
+MaskablePPO("MlpPolicy", venv, n_steps=32, batch_size=32, n_epochs=1).learn(64)
+frame = venv.get_images()[0]
+assert frame.ndim == 3 and frame.shape[2] == 3 and frame.dtype.name == "uint8"
+print("ok")
+"""
+    short = code.split("from sb3_contrib")[0] + "print('ok')"
+    for text in (code, "import gymnasium\n" + short):
+        p = subprocess.run([sys.executable, "-c", text], capture_output=True, text=True,
+                           timeout=300)
+        assert p.returncode == 0 and "ok" in p.stdout, p.stderr[-2000:]
+
+
+def test_public_env_creators_pickle():
+    import functools
+    import pickle
+
+    import nivel_env
+    from nivel_env import env, nivel_arena_v0, raw_env
+    for creator in (env, raw_env, nivel_arena_v0.env, nivel_env.env,
+                    functools.partial(env, decks=("ember-rush", "stone-bastion"))):
+        made = pickle.loads(pickle.dumps(creator))()
+        made.reset(seed=1)
+        assert made.agent_selection in ("player_0", "player_1")

@@ -21,7 +21,7 @@ def test_6_2_6_3_first_turn_level_two_and_no_draw(decks):
     g.apply_action(A.KEEP)
     first = g.first
     assert g.turn == 1 and g.tp == first and g.decision.kind == "main"
-    assert g.level[first] == 2 and len(g.hand[first]) == 5          # 6.3.1.1, RULINGS B4
+    assert g.level[first] == 2 and len(g.hand[first]) == 5          # 6.3.1.1, docs/rulings.md B4
     do(g, "end main")
     do(g, "end attack")
     assert g.tp == 1 - first and len(g.hand[1 - first]) == 6 and g.level[1 - first] == 2

@@ -13,11 +13,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional
 
-# Card types (RULINGS A).
+# Card types (docs/rulings.md A).
 LEADER, UNIT, ITEM, SKILL = "leader", "unit", "item", "skill"
 CARD_TYPES = (LEADER, UNIT, ITEM, SKILL)
 
-# Attributes form a small fixed set (RULINGS A); Mix (10.1.12) compares them.
+# Attributes form a small fixed set (docs/rulings.md A); Mix (10.1.12) compares them.
 ATTRIBUTES = ("fire", "water", "wind", "earth", "light", "dark")
 
 # Ability timings: the section-10 keyword that says when an ability works.

@@ -24,7 +24,7 @@ def can_attack(g, lane: int) -> bool:
     iid = g.unit[s]
     if iid < 0:
         return False
-    if g.turn == 1 and not g.cfg.first_turn_attack:               # RULINGS C5
+    if g.turn == 1 and not g.cfg.first_turn_attack:               # docs/rulings.md C5
         return False
     ensure(g)
     if g.cant[s] & K.PROHIBIT_ATTACK:                               # 1.3.4
@@ -88,7 +88,7 @@ def _guardian_payable(g, s: int, k) -> bool:
 
 
 def guardian_options(g) -> list[int]:
-    """Lanes whose unit may use Guardian now (10.2.6.3.2-3, RULINGS D2-D3)."""
+    """Lanes whose unit may use Guardian now (10.2.6.3.2-3, docs/rulings.md D2-D3)."""
     b = g.battle
     if b[K.B_DUEL]:
         return []
@@ -218,7 +218,7 @@ def _guard_candidates(g, s: int, k) -> tuple[list, int, int]:
 
 
 def run_guard(g, t: tuple) -> None:
-    """Pay a Guardian condition one choice at a time, then defend (RULINGS D2)."""
+    """Pay a Guardian condition one choice at a time, then defend (docs/rulings.md D2)."""
     _, s, key, picked = t
     k = g.db.keywords[key]
     q = s // 3

@@ -1,7 +1,6 @@
-"""Rule options: the judgement calls of RULINGS.md made switchable.
+"""Rule options: the judgement calls of docs/rulings.md made switchable.
 
-Defaults are the readings in RULINGS.md (and docs/rulings.md for the calls this
-project added); change them only to study a variant.
+Defaults are the readings in docs/rulings.md; change them only to study a variant.
 """
 from __future__ import annotations
 
@@ -10,11 +9,11 @@ from dataclasses import asdict, dataclass, fields
 
 @dataclass(frozen=True)
 class RuleConfig:
-    #: RULINGS B4 / 4.6.2.1: leader level at setup (the first level-up phase raises it).
+    #: docs/rulings.md B4 / 4.6.2.1: leader level at setup (the first level-up phase raises it).
     starting_level: int = 1
-    #: RULINGS C5: the first player may attack on the first turn.
+    #: docs/rulings.md C5: the first player may attack on the first turn.
     first_turn_attack: bool = True
-    #: RULINGS G: a game reaching this many turns ends as a draw (truncation).
+    #: docs/rulings.md G: a game reaching this many turns ends as a draw (truncation).
     max_turns: int = 200
     #: 6.6.1.4: hand size kept at the end phase (discard down to it at hand_limit+1 or more).
     hand_limit: int = 7

@@ -52,7 +52,7 @@ def start_turn(g) -> None:
     if g.turn > 0:
         g.tp = 1 - g.tp                                            # 6.6.1.5
     g.turn += 1
-    if g.turn > g.cfg.max_turns:                                   # RULINGS G
+    if g.turn > g.cfg.max_turns:                                   # docs/rulings.md G
         g.truncated = True
         g.result = (0, 0)
         g.phase = K.OVER

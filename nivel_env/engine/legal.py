@@ -16,7 +16,7 @@ from .zones import move, place_unit, trash_from_field
 # ----------------------------------------------------------------- queries
 
 def field_cost(g, p: int) -> int:
-    """Cost of every card on the field: units, their items, skills (6.4.1.1.2, RULINGS B1)."""
+    """Cost of every card on the field: units, their items, skills (6.4.1.1.2, docs/rulings.md B1)."""
     cards, defs = g.db.cards, g.defs
     total = 0
     for s in range(p * 3, p * 3 + 3):

@@ -163,7 +163,7 @@ def value(g, p: int, self_iid: int, v: m.Value) -> int:
 
 
 def field_attributes(g, p: int) -> set:
-    """Attributes of the cards on a player's field: unit zones and skill zone (RULINGS B1)."""
+    """Attributes of the cards on a player's field: unit zones and skill zone (docs/rulings.md B1)."""
     attrs = set()
     for lane in range(3):
         s = p * 3 + lane

@@ -25,16 +25,18 @@ class _CallablePackage(types.ModuleType):
     def __call__(self, **kwargs):
         return _make_env(**kwargs)
 
+    def __reduce_ex__(self, protocol):
+        # pickled by name, like a function, so frameworks that ship env creators to
+        # workers (Ray, multiprocessing) can ship this one
+        import importlib
+        return (importlib.import_module, (self.__name__,))
+
 
 sys.modules[__name__].__class__ = _CallablePackage
 
 __all__ = ["AGENTS", "Encoder", "NivelArenaEnv", "NivelArenaGymEnv", "OBS_SIZE",
            "RandomOpponent", "observation_box", "raw_env", "OBS_LOW", "OBS_HIGH"]
 
-try:                                  # gymnasium.make("nivel_env/NivelArena-v0")
-    import gymnasium
-    if "nivel_env/NivelArena-v0" not in gymnasium.registry:
-        gymnasium.register("nivel_env/NivelArena-v0",
-                           entry_point="nivel_env.env.single:NivelArenaGymEnv")
-except ImportError:                   # pragma: no cover - gymnasium is a dependency
-    pass
+from .. import register_gymnasium  # noqa: E402
+
+register_gymnasium()                  # gymnasium.make("nivel_env/NivelArena-v0")

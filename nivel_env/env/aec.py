@@ -47,11 +47,12 @@ class NivelArenaEnv(AECEnv):
             ``None`` draws a bundled pair (or a pair from ``deck_pool``) each episode.
         deck_pool: decks to draw from when ``decks`` is ``None``.
         config: a ``RuleConfig`` (turn cap, effect ordering, ...).
-        render_mode: ``"ansi"`` (``render()`` returns the board) or ``"human"`` (prints it).
+        render_mode: ``"ansi"`` (``render()`` returns the board), ``"human"`` (prints it)
+            or ``"rgb_array"`` (the board drawn as an RGB image).
         card_db: the card pool named decks are read from (default: the bundled pool).
     """
 
-    metadata = {"render_modes": ["ansi", "human"], "name": "nivel_arena_v0",
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "name": "nivel_arena_v0",
                 "is_parallelizable": False, "render_fps": 1}
 
     def __init__(self, decks=None, deck_pool=None, config: RuleConfig | None = None,
@@ -198,6 +199,9 @@ class NivelArenaEnv(AECEnv):
         text = self.game.render()
         if self.render_mode == "ansi":
             return text
+        if self.render_mode == "rgb_array":
+            from .image import board_image
+            return board_image(text)
         print(text + "\n")
         return None
 

@@ -63,10 +63,11 @@ class NivelArenaGymEnv(gymnasium.Env):
         opponent: the other seat's policy (default: uniform random over legal actions).
         seat: ``0``, ``1`` or ``"random"`` (drawn each episode from the seeded stream).
         decks, deck_pool, config, card_db: as for the AEC environment.
-        render_mode: ``"ansi"`` or ``"human"``.
+        render_mode: ``"ansi"`` (the board as text), ``"human"`` (prints it) or
+            ``"rgb_array"`` (the board drawn as an image; SB3's make_vec_env asks for it).
     """
 
-    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 1}
 
     def __init__(self, opponent=None, seat="random", decks=None, deck_pool=None,
                  config: RuleConfig | None = None, render_mode: str | None = None,
@@ -231,5 +232,8 @@ class NivelArenaGymEnv(gymnasium.Env):
         text = self.game.render(perspective=None)
         if self.render_mode == "ansi":
             return text
+        if self.render_mode == "rgb_array":
+            from .image import board_image
+            return board_image(text)
         print(text + "\n")
         return None
