@@ -15,6 +15,7 @@ from pathlib import Path
 
 from .cards import CardDB, Deck, load_card_db
 from .cards import model as m
+from .cards.yamlio import read_text
 from .engine import IllegalActionError, RuleConfig, new_game
 from .engine import const as K
 
@@ -130,17 +131,21 @@ def load_replay(path: str | Path, db: CardDB | None = None) -> Replay:
     """Read ``path``, re-simulate the game and check every recorded event."""
     name = str(path)
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
+        text = read_text(path, MAX_BYTES)
+    except (OSError, UnicodeDecodeError, ValueError) as e:
         raise ReplayError(name, None, f"cannot read file: {e}") from None
     rows = []
     for no, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
+        if len(line) > MAX_LINE:
+            raise ReplayError(name, no, f"a line of {len(line):,} characters; replay lines "
+                                        f"are at most {MAX_LINE:,}")
         try:
-            row = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise ReplayError(name, no, f"not JSON: {e}") from None
+            row = json.loads(line, parse_constant=_no_constant, parse_int=_small_int)
+        except (ValueError, RecursionError) as e:      # JSONDecodeError is a ValueError
+            what = "nested too deeply" if isinstance(e, RecursionError) else str(e)[:200]
+            raise ReplayError(name, no, f"not JSON: {what}") from None
         if not isinstance(row, dict) or "kind" not in row:
             raise ReplayError(name, no, "each line must be an object with a 'kind'")
         rows.append((no, row))
@@ -158,7 +163,9 @@ def load_replay(path: str | Path, db: CardDB | None = None) -> Replay:
     try:
         config = RuleConfig.from_dict(h["config"])
         decks = tuple(_deck(d, db) for d in h["decks"])
-        seed = int(h["seed"])
+        seed = h["seed"]
+        if not _is_int(seed) or not 0 <= seed < 2 ** 64:
+            raise ValueError(f"seed must be a whole number 0..2^64-1, got {seed!r}")
         if len(decks) != 2:
             raise ValueError("expected two decks")
     except (KeyError, TypeError, ValueError) as e:
@@ -183,10 +190,10 @@ def load_replay(path: str | Path, db: CardDB | None = None) -> Replay:
             continue
         rep.games.append(g.clone())
         if kind == "action":
-            try:
-                a = int(row["action"])
-            except (KeyError, TypeError, ValueError) as e:
-                raise ReplayError(name, no, f"bad action line: {e}") from None
+            a = row.get("action")
+            if not _is_int(a):
+                raise ReplayError(name, no, f"bad action line: the action must be a whole "
+                                            f"number, got {a!r}"[:300])
             try:
                 g.apply_action(a)
             except IllegalActionError as e:
@@ -194,7 +201,7 @@ def load_replay(path: str | Path, db: CardDB | None = None) -> Replay:
                                             f"edited or comes from another engine") from None
         elif kind == "surrender":
             p = row.get("player")
-            if p not in (0, 1):
+            if not _is_int(p) or p not in (0, 1):
                 raise ReplayError(name, no, f"bad surrender player {p!r}")
             g.surrender(p)
         else:
@@ -208,7 +215,28 @@ def load_replay(path: str | Path, db: CardDB | None = None) -> Replay:
     return rep
 
 
+MAX_BYTES = 64 * 2 ** 20        # a 200-turn game records about 2 MB
+MAX_LINE = 4 * 2 ** 20
+
+
+def _is_int(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not a number a replay holds")
+
+
+def _small_int(text: str) -> int:
+    if len(text) > 40:
+        raise ValueError(f"a number with {len(text)} digits")
+    return int(text)
+
+
 def _deck(d: dict, db: CardDB) -> Deck:
+    if not isinstance(d, dict) or not isinstance(d.get("cards"), list) or \
+            not all(isinstance(c, str) for c in [d.get("leader")] + d["cards"]):
+        raise ValueError("each deck is a mapping with a leader id and a list of card ids")
     ids = [d["leader"]] + list(d["cards"])
     missing = [c for c in ids if c not in db]
     if missing:

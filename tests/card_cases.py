@@ -63,6 +63,7 @@ def scenario(case: dict) -> dict:
     setup["players"] = full
     # simultaneous effects resolve in trigger order unless a case asks to choose (1.3.5)
     setup["config"] = {"choose_effect_order": False, **(setup.get("config") or {})}
+    setup.setdefault("check_field_cost", False)     # cases put what they test on the field
     return setup
 
 

@@ -198,7 +198,7 @@ def test_scenario_from_yaml_file(db, tmp_path):
     from nivel_env.engine.scenario import load_scenario
     p = tmp_path / "s.yaml"
     p.write_text("players:\n  - {leader: T-L01, hand: [T-001], deck: [T-002, T-003]}\n"
-                 "  - {leader: T-L02, units: [T-021]}\n")
+                 "  - {leader: T-L02, level: 5, units: [T-021]}\n")
     g = load_scenario(p, db)
     assert g.decision.kind == "main" and g.card(g.deck[0][-1]).id == "T-002"
 

@@ -25,8 +25,8 @@ def cards_block(obs):
 def position(**players):
     p0 = {"leader": "LD-06", "level": 6, "deck": ["EA-29"] * 10, **players.get("p0", {})}
     p1 = {"leader": "LD-08", "level": 6, "deck": ["EA-29"] * 10, **players.get("p1", {})}
-    return build({"players": [p0, p1], "config": {"choose_effect_order": False}},
-                 load_card_db())
+    return build({"players": [p0, p1], "config": {"choose_effect_order": False},
+                  "check_field_cost": False}, load_card_db())
 
 
 def test_docs_match_the_layout():

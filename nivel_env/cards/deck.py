@@ -82,8 +82,12 @@ def parse_deck(text: str, db: CardDB, source: str = "<deck>") -> Deck:
                     leader = db.get(rest)
             continue
         parts = line.split()
-        if len(parts) != 2 or not parts[0].isdigit():
-            problems.append(f"line {no}: expected 'COUNT CARD-ID', got {raw.strip()!r}")
+        if len(parts) != 2 or not (parts[0].isascii() and parts[0].isdigit()):
+            problems.append(f"line {no}: expected 'COUNT CARD-ID' (COUNT in digits 0-9), "
+                            f"got {raw.strip()[:80]!r}")
+            continue
+        if len(parts[0]) > 3:
+            problems.append(f"line {no}: count {parts[0][:10]}... is not between 1 and 40")
             continue
         count, cid = int(parts[0]), parts[1]
         if cid not in db:

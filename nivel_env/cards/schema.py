@@ -342,8 +342,9 @@ def parse_action(ctx: _Ctx, v: Any, path: str, continuous: bool = False,
     kw: dict[str, Any] = {"verb": verb, "until": m.UNTIL_LEAVES if continuous else default_until}
     if "target" in allowed:
         kw["target"] = parse_selector(ctx, args.get("target"), f"{p}.target", default_target)
-    if "amount" in args:
-        kw["amount"] = parse_value(ctx, args["amount"], f"{p}.amount")
+    if "amount" in args:                       # size may go down (4.7.3): -20..20
+        kw["amount"] = parse_value(ctx, args["amount"], f"{p}.amount",
+                                   lo=-20 if verb == "size" else 0)
     if verb == "size":
         a = args.get("amount")
         if not isinstance(a, int) or isinstance(a, bool):
@@ -483,6 +484,12 @@ def compile_card(raw: Any, file: str, index: int) -> m.Card:
     cid = d.get("id")
     if not isinstance(cid, str) or not cid.strip():
         ctx.fail(f"cards[{index}].id", f"missing or empty card id, got {cid!r}")
+    bad = [ch for ch in cid if ch.isspace() or ch == "#" or not ch.isprintable()]
+    if bad or len(cid) > 64:
+        # a deck file names cards as 'COUNT ID' with '#' comments: such an id could never
+        # be written there
+        ctx.fail(f"cards[{index}].id", f"card id {cid[:80]!r} must be at most 64 characters "
+                                       f"with no spaces, '#' or control characters")
     ctx.card = cid
     ctype = d.get("type")
     if ctype not in m.CARD_TYPES:

@@ -34,13 +34,29 @@ class RuleConfig:
 
     @classmethod
     def from_dict(cls, d: dict) -> "RuleConfig":
+        if not isinstance(d, dict):
+            raise TypeError(f"RuleConfig: expected a mapping of options, got {type(d).__name__}")
         known = {f.name for f in fields(cls)}
         unknown = set(d) - known
         if unknown:
-            raise ValueError(f"RuleConfig: unknown option(s) {', '.join(sorted(unknown))}")
+            raise ValueError(f"RuleConfig: unknown option(s) "
+                             f"{', '.join(sorted(map(str, unknown)))}; known: "
+                             f"{', '.join(sorted(known))}")
         return cls(**d)
 
     def __post_init__(self):
+        # 'no' for a bool or 2.5 for a turn count would silently mean something else
+        import numbers
+        for f in fields(self):
+            v = getattr(self, f.name)
+            want = bool if f.type in (bool, "bool") else int
+            if want is int and isinstance(v, numbers.Integral) and not isinstance(v, bool):
+                object.__setattr__(self, f.name, int(v))           # numpy ints are fine
+                continue
+            if not isinstance(v, want) or (want is int and isinstance(v, bool)):
+                raise TypeError(f"RuleConfig.{f.name} must be {want.__name__} "
+                                f"({'true or false' if want is bool else 'a whole number'}), "
+                                f"got {type(v).__name__} {v!r}"[:200])
         if not 1 <= self.starting_level <= 10:
             raise ValueError(f"RuleConfig.starting_level must be 1..10, got {self.starting_level}")
         if self.max_turns < 1:

@@ -18,7 +18,8 @@ from . import const as K
 from .config import RuleConfig
 from .errors import ScenarioError
 
-_TOP = {"turn", "turn_player", "first_player", "phase", "seed", "config", "players"}
+_TOP = {"turn", "turn_player", "first_player", "phase", "seed", "config", "players",
+        "check_field_cost"}
 _PLAYER = {"leader", "level", "awakened", "hand", "deck", "units", "skills", "damage", "trash"}
 
 
@@ -32,6 +33,10 @@ def load_scenario(source: str | Path | dict, db: CardDB | None = None):
         except (OSError, UnicodeDecodeError, ValueError, yaml.YAMLError) as e:
             raise ScenarioError(f"{name}: cannot read scenario: {e}") from None
     return build(source, db or load_card_db(), name)
+
+
+def _is_int(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
 
 
 def _fail(name: str, field: str, msg: str):
@@ -50,14 +55,14 @@ def build(d: Any, db: CardDB, name: str = "<scenario>"):
     if not isinstance(players, list) or len(players) != 2:
         _fail(name, "players", "expected a list of two players")
     try:
-        cfg = RuleConfig.from_dict(d.get("config") or {})
+        cfg = RuleConfig.from_dict({} if d.get("config") is None else d["config"])
     except (TypeError, ValueError) as e:
         _fail(name, "config", str(e))
     tp = d.get("turn_player", 0)
-    if tp not in (0, 1):
+    if not _is_int(tp) or tp not in (0, 1):                  # 1.0 and true are not players
         _fail(name, "turn_player", f"expected 0 or 1, got {tp!r}")
     first = d.get("first_player", tp)
-    if first not in (0, 1):
+    if not _is_int(first) or first not in (0, 1):
         _fail(name, "first_player", f"expected 0 or 1, got {first!r}")
     turn = d.get("turn", 3)
     if not isinstance(turn, int) or isinstance(turn, bool) or not 1 <= turn <= cfg.max_turns:
@@ -66,8 +71,8 @@ def build(d: Any, db: CardDB, name: str = "<scenario>"):
     if phase not in ("main", "attack"):
         _fail(name, "phase", f"expected main or attack, got {phase!r}")
     seed = d.get("seed", 0)
-    if not isinstance(seed, int) or isinstance(seed, bool):
-        _fail(name, "seed", f"expected a whole number, got {seed!r}")
+    if not _is_int(seed) or not 0 <= seed < 2 ** 64:
+        _fail(name, "seed", f"expected a whole number 0..2^64-1, got {seed!r}"[:200])
 
     defs = [0] * (2 * K.PER)
     placements: list[tuple] = []           # (iid, zone, lane)
@@ -111,7 +116,15 @@ def build(d: Any, db: CardDB, name: str = "<scenario>"):
             _fail(name, f"{f}.level", f"expected 1..10 (4.6.3), got {lvl!r}")
         levels[p] = lvl
         leader = db.get(lid)
-        awake[p] = bool(pd.get("awakened", leader.back is not None and lvl >= leader.awakening))
+        can_wake = leader.back is not None and lvl >= leader.awakening
+        aw = pd.get("awakened", can_wake)
+        if not isinstance(aw, bool):                           # "no" would read as true
+            _fail(name, f"{f}.awakened", f"expected true or false, got {aw!r}")
+        if aw and not can_wake:
+            _fail(name, f"{f}.awakened", f"{lid} awakens at level {leader.awakening} "
+                                         f"(10.2.6.1), this leader is at level {lvl}"
+                  if leader.back is not None else f"{lid} has no back face to awaken to")
+        awake[p] = aw
         for iid in ids("hand"):
             placements.append((iid, K.Z_HAND, 3))
         for iid in reversed(ids("deck")):             # listed top first; the list ends at the top
@@ -153,6 +166,20 @@ def build(d: Any, db: CardDB, name: str = "<scenario>"):
         from .zones import put
         put(g, iid, zone, lane)
         g.stamp[iid] = 0
+    from .legal import field_cost
+    from .stats import ensure
+    ensure(g)
+    check = d.get("check_field_cost", True)
+    if not isinstance(check, bool):
+        _fail(name, "check_field_cost", f"expected true or false, got {check!r}")
+    for p in (0, 1) if check else ():                    # 6.4.1.1.2: cost within size
+        cost = field_cost(g, p)
+        if cost > g.size[p]:
+            _fail(name, f"players[{p}]", f"the cards on the field cost {cost} but the size is "
+                                         f"{g.size[p]} (level {g.level[p]} + "
+                                         f"{len(g.damage[p])} damage, 4.7); no game reaches "
+                                         f"this position (6.4.1.1.2; check_field_cost: false "
+                                         f"builds it anyway)")
     g.phase = K.MAIN if phase == "main" else K.ATTACK
     g.stack.append((K.T_MAIN,) if phase == "main" else (K.T_ATTACK,))
     g.log.append({"type": "scenario", "name": name, "turn": turn, "player": tp})
