@@ -1,8 +1,11 @@
 """Agent tournaments and deck-strength benchmarks.
 
-Every game is played twice with the same seed and the seats swapped ("duplicate"
-play, which cancels shuffle luck).  Games run on all cores; results depend only on
---seed (each game's agents are seeded from the game's seed, not from the worker).
+Every seed is played twice.  Between agents this is duplicate play: the same deal (decks,
+shuffles, first player) with the agents exchanged, so the luck of the deal cancels and an
+agent against itself scores exactly 0.5.  Between decks, the decks exchange seats under
+the same agent.  Intervals treat each seed's two games as one unit (they are correlated).
+Games run on all cores; results depend only on --seed (each game's agents are seeded from
+the game's seed and their seat, not from the worker).
 
     # round robin between agents (bundled names or policy files), Elo-scale ratings
     python evaluate.py agents random heuristic runs/nv1/policy.pt --games 100
@@ -28,7 +31,8 @@ from pathlib import Path
 import numpy as np
 
 from agents.arena import play_game
-from agents.ratings import bootstrap_ratings, bradley_terry, points_matrix, wilson
+from agents.ratings import (bootstrap_ratings, bradley_terry, paired_score, points_matrix,
+                            wilson)
 
 _CACHE: dict = {}
 
@@ -40,31 +44,42 @@ def _deck(spec: str):
     return _CACHE[spec]
 
 
-def _agent(spec: str, seed: int):
+def _agent(spec: str, seed: int, seat: int = 0):
+    """The agent ``spec`` for one seat (each seat has its own instance, so an agent
+    playing itself never shares a generator), reseeded for this game and seat."""
     from agents import load_opponent
-    key = ("agent", spec)
+    key = ("agent", spec, seat)
     if key not in _CACHE:
         _CACHE[key] = load_opponent(spec, seed=seed)
     a = _CACHE[key]
-    if hasattr(a, "rng"):                         # reseed per game: results independent of
-        a.rng = np.random.default_rng(seed)       # which worker plays which game
+    if hasattr(a, "rng"):                         # results independent of which worker plays
+        a.rng = np.random.default_rng(seed * 2 + seat)      # which game
     return a
 
 
 def _play_pair(task):
-    """Both seat orders of one seed: ``(d0, d1, a0, a1, seed, replay_dir)`` -> two result
-    dicts (and two replay files when ``replay_dir`` is set)."""
-    d0, d1, a0, a1, seed, replay_dir = task
+    """One seed, played twice: ``(d0, d1, a0, a1, seed, replay_dir, mode)`` -> two result
+    dicts from the point of view of the task's first side (a0 in ``agents`` mode, d0 in
+    ``decks`` mode), and two replay files when ``replay_dir`` is set.
+
+    ``agents`` mode is duplicate play: the same deal both times (d0 in seat 0, d1 in seat
+    1, the same shuffles and first player, all from the seed) with the agents exchanged,
+    so the luck of the deal cancels.  ``decks`` mode exchanges the decks' seats under the
+    same agent."""
+    d0, d1, a0, a1, seed, replay_dir, mode = task
     out = []
     for swap in (False, True):
-        decks = (_deck(d1), _deck(d0)) if swap else (_deck(d0), _deck(d1))
-        agents = (_agent(a1, seed * 2 + 1), _agent(a0, seed * 2)) if swap else \
-            (_agent(a0, seed * 2), _agent(a1, seed * 2 + 1))
+        if mode == "agents":
+            decks = (_deck(d0), _deck(d1))
+            specs = (a1, a0) if swap else (a0, a1)
+        else:
+            decks = (_deck(d1), _deck(d0)) if swap else (_deck(d0), _deck(d1))
+            specs = (a1, a0) if swap else (a0, a1)
+        agents = (_agent(specs[0], seed, 0), _agent(specs[1], seed, 1))
         actions: list = []
         r = play_game(decks[0], decks[1], seed, agents, record=actions)
         if replay_dir:
-            _save_replay(replay_dir, decks, (a1, a0) if swap else (a0, a1), seed, actions)
-        # from the point of view of (d0, a0), the task's first side
+            _save_replay(replay_dir, decks, specs, seed, actions)
         side = 1 if swap else 0
         out.append({"seed": seed, "swap": swap, "points": (r.returns[side] + 1) / 2,
                     "first_player_won": r.returns[r.first] > 0, "draw": r.returns == (0, 0),
@@ -131,25 +146,51 @@ def _heatmap(matrix, labels, title, path):
     plt.close(fig)
 
 
+def unique_labels(specs) -> list[str]:
+    """Short names for a table: a policy file by its stem, lengthened by its parent
+    folders until no two agree (runs/a/policy.pt, runs/b/policy.pt -> a/policy,
+    b/policy); the same name given twice gets #2, #3."""
+    parts = [Path(str(s)).with_suffix("").parts if str(s).endswith(".pt") else (str(s),)
+             for s in specs]
+    depth = [1] * len(specs)
+    while True:
+        names = ["/".join(p[-d:]) for p, d in zip(parts, depth)]
+        clash = [i for i, n in enumerate(names) if names.count(n) > 1
+                 and depth[i] < len(parts[i])]
+        if not clash:
+            break
+        for i in clash:
+            depth[i] += 1
+    out, seen = [], {}
+    for n in names:
+        seen[n] = seen.get(n, 0) + 1
+        out.append(n if seen[n] == 1 else f"{n}#{seen[n]}")
+    return out
+
+
 def _matrix(labels, per_pair):
-    """Score matrix (row vs column) with Wilson intervals from per-pair points lists."""
+    """Score matrix (row vs column) with intervals from per-pair lists of per-seed points
+    (each seed's two games, 0..2)."""
     k = len(labels)
     m = np.full((k, k), np.nan)
     rows = []
     for (i, j), pts in per_pair.items():
-        n, s = len(pts), float(np.sum(pts))
-        for a, b, sc in ((i, j, s), (j, i, n - s)):
-            m[a, b] = sc / n
-            lo, hi = wilson(sc, n)
-            rows.append({"row": labels[a], "column": labels[b], "games": n,
-                         "score": round(sc / n, 4), "low": round(lo, 4), "high": round(hi, 4)})
+        pts = np.asarray(pts, dtype=float)
+        for a, b, v in ((i, j, pts), (j, i, 2 - pts)):
+            st = paired_score(v)
+            m[a, b] = st["score"]
+            rows.append({"row": labels[a], "column": labels[b], "games": 2 * len(v),
+                         "score": round(st["score"], 4), "low": round(st["low"], 4),
+                         "high": round(st["high"], 4),
+                         "se_paired": round(st["se_paired"], 5),
+                         "se_independent": round(st["se_independent"], 5)})
     return m, rows
 
 
 def _ratings(labels, per_pair, seed, samples, anchor=None):
     k = len(labels)
-    r = bradley_terry(points_matrix(per_pair, k), anchor)
-    lo, hi = bootstrap_ratings(per_pair, k, samples, seed, anchor)
+    r = bradley_terry(points_matrix(per_pair, k, games_per_unit=2), anchor)
+    lo, hi = bootstrap_ratings(per_pair, k, samples, seed, anchor, games_per_unit=2)
     return [{"name": labels[i], "rating": round(float(r[i]), 1), "low": round(float(lo[i]), 1),
              "high": round(float(hi[i]), 1)} for i in np.argsort(-r)]
 
@@ -182,17 +223,22 @@ def agents_tournament(args) -> dict:
         for g in range(args.games):
             d0, d1 = pairs[(g + i * 7 + j * 13) % len(pairs)]
             tasks.append((d0, d1, specs[i], specs[j], args.seed * 1_000_003 + g,
-                          args.save_replays))
+                          args.save_replays, "agents"))
             keys.append((i, j))
     res = _run(tasks, args.workers, "agents", not args.no_progress)
     per_pair: dict = {}
     for key, pair in zip(keys, res):
-        per_pair.setdefault(key, []).extend(x["points"] for x in pair)
-    labels = [Path(s).stem if s.endswith(".pt") else s for s in specs]
+        per_pair.setdefault(key, []).append(sum(x["points"] for x in pair))
+    labels = unique_labels(specs)
     m, rows = _matrix(labels, per_pair)
     anchor = labels.index("random") if "random" in labels else None
+    ratios = [r["se_paired"] / r["se_independent"] for r in rows
+              if r["se_independent"] > 0 and r["se_paired"] == r["se_paired"]]
     report = {"command": "python evaluate.py " + " ".join(args.argv), "kind": "agents",
-              "agents": specs, "decks": decks, "games_per_pair": 2 * args.games,
+              "agents": specs, "labels": labels, "decks": decks,
+              "games_per_pair": 2 * args.games,
+              "play": "duplicate: each seed's deal played twice, agents exchanged",
+              "se_ratio_vs_independent": round(float(np.mean(ratios)), 3) if ratios else None,
               "ratings": _ratings(labels, per_pair, args.seed, args.bootstrap, anchor),
               "rating_scale": "Elo (400 log10 odds), " + ("random = 0" if anchor is not None
                                                           else "mean = 0"),
@@ -221,14 +267,14 @@ def deck_benchmark(args) -> dict:
     for i, j in combinations(range(len(decks)), 2):
         for g in range(args.games):
             tasks.append((decks[i], decks[j], args.agent, args.agent,
-                          args.seed * 1_000_003 + g, args.save_replays))
+                          args.seed * 1_000_003 + g, args.save_replays, "decks"))
             keys.append((i, j))
     res = _run(tasks, args.workers, "decks", not args.no_progress)
     per_pair: dict = {}
     all_games = [x for pair in res for x in pair]
     for key, pair in zip(keys, res):
-        per_pair.setdefault(key, []).extend(x["points"] for x in pair)
-    labels = [_deck(d).name for d in decks]
+        per_pair.setdefault(key, []).append(sum(x["points"] for x in pair))
+    labels = unique_labels([_deck(d).name for d in decks])
     m, rows = _matrix(labels, per_pair)
     n = len(all_games)
     decided = [x for x in all_games if not x["draw"]]
@@ -237,11 +283,10 @@ def deck_benchmark(args) -> dict:
     overall = []
     for i, name in enumerate(labels):
         pts = [p for (a, b), v in per_pair.items() for p in
-               (v if a == i else [1 - q for q in v] if b == i else [])]
-        s = float(np.sum(pts))
-        wl, wh = wilson(s, len(pts))
-        overall.append({"deck": name, "games": len(pts), "score": round(s / len(pts), 4),
-                        "low": round(wl, 4), "high": round(wh, 4)})
+               (v if a == i else [2 - q for q in v] if b == i else [])]
+        st = paired_score(pts)
+        overall.append({"deck": name, "games": 2 * len(pts), "score": round(st["score"], 4),
+                        "low": round(st["low"], 4), "high": round(st["high"], 4)})
     report = {"command": "python evaluate.py " + " ".join(args.argv), "kind": "decks",
               "agent": args.agent, "decks": decks, "games": n,
               "games_per_pair": 2 * args.games,
@@ -262,7 +307,12 @@ def deck_benchmark(args) -> dict:
 
 
 def _print_report(report, labels, m, files):
-    print(f"\n{report['kind']}: {report['games_per_pair']} games per pair (seats swapped)")
+    how = ("duplicate: each deal twice, agents exchanged" if report["kind"] == "agents"
+           else "each seed twice, decks exchange seats")
+    print(f"\n{report['kind']}: {report['games_per_pair']} games per pair ({how})")
+    if report.get("se_ratio_vs_independent") is not None:
+        print(f"standard error {report['se_ratio_vs_independent']:.2f}x that of as many "
+              f"independent games (mean over pairs)")
     print("\nratings (" + report["rating_scale"] + ", bootstrap 95%):")
     for r in report["ratings"]:
         print(f"  {r['name']:24s} {r['rating']:7.1f}  [{r['low']:7.1f}, {r['high']:7.1f}]")

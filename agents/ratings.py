@@ -50,9 +50,11 @@ def bradley_terry(wins: np.ndarray, anchor: int | None = None, prior: float = 0.
 
 
 def bootstrap_ratings(results: dict, k: int, samples: int = 1000, seed: int = 0,
-                      anchor: int | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """95% intervals: ``results[(i, j)]`` is the list of i's points (1, 0.5, 0) in each
-    game against j.  Returns (low, high) arrays."""
+                      anchor: int | None = None,
+                      games_per_unit: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """95% intervals: ``results[(i, j)]`` is the list of i's points against j in each
+    unit of ``games_per_unit`` games (one game: 1, 0.5, 0; a duplicate pair: 0..2).  Units
+    are resampled whole, since the games of a unit are correlated.  Returns (low, high)."""
     rng = np.random.default_rng(seed)
     pairs = [(i, j, np.asarray(v, dtype=float)) for (i, j), v in results.items() if len(v)]
     draws = np.empty((samples, k))
@@ -61,15 +63,48 @@ def bootstrap_ratings(results: dict, k: int, samples: int = 1000, seed: int = 0,
         for i, j, pts in pairs:
             s = pts[rng.integers(len(pts), size=len(pts))]
             w[i, j] += s.sum()
-            w[j, i] += len(s) - s.sum()
+            w[j, i] += games_per_unit * len(s) - s.sum()
         draws[b] = bradley_terry(w, anchor)
     return np.percentile(draws, 2.5, axis=0), np.percentile(draws, 97.5, axis=0)
 
 
-def points_matrix(results: dict, k: int) -> np.ndarray:
+def points_matrix(results: dict, k: int, games_per_unit: int = 1) -> np.ndarray:
     w = np.zeros((k, k))
     for (i, j), pts in results.items():
         s = float(np.sum(pts))
         w[i, j] += s
-        w[j, i] += len(pts) - s
+        w[j, i] += games_per_unit * len(pts) - s
     return w
+
+
+def paired_score(units, games_per_unit: int = 2, z: float = 1.96) -> dict:
+    """Score and 95% interval from per-unit points (a duplicate pair of games: 0..2).
+
+    The two games of a pair are correlated, so the standard error comes from the pairs:
+    ``se_paired`` = sd(pair score) / sqrt(pairs).  ``se_independent`` is what as many
+    independent games would give (sd of single-game points / sqrt(games), estimated from
+    the score), so ``se_paired / se_independent`` is the duplicate design's effect (below 1:
+    variance removed).  The interval is Wilson's at the effective number of games
+    ``p(1 - p) / se**2`` (se from the pairs plus one pseudo-pair at 0 and one at 1), which
+    is well behaved near 0 and 1 and narrow, not empty, when every pair splits its two
+    games (a deterministic agent against itself scores exactly 0.5)."""
+    u = np.asarray(units, dtype=float) / games_per_unit
+    n = len(u)
+    if n == 0:
+        return {"score": float("nan"), "low": 0.0, "high": 1.0, "se_paired": float("nan"),
+                "se_independent": float("nan"), "pairs": 0}
+    p = float(u.mean())
+    se_pair = float(u.std(ddof=1) / math.sqrt(n)) if n > 1 else float("nan")
+    se_ind = math.sqrt(p * (1 - p) / (games_per_unit * n))
+    if 0 < p < 1:
+        # the spread of the pairs, with one pseudo-pair at 0 and one at 1 (as Agresti-Coull
+        # adds pseudo-games) so that a run in which every pair scored alike still gets an
+        # interval
+        padded = np.concatenate([u, [0.0, 1.0]])
+        se_reg = float(padded.std(ddof=1) / math.sqrt(len(padded)))
+        n_eff = p * (1 - p) / se_reg ** 2
+        lo, hi = wilson(p * n_eff, n_eff, z)
+    else:                                  # all won or all lost: as independent games
+        lo, hi = wilson(p * games_per_unit * n, games_per_unit * n, z)
+    return {"score": p, "low": lo, "high": hi, "se_paired": se_pair, "se_independent": se_ind,
+            "pairs": n}

@@ -222,3 +222,57 @@ def test_shipped_policy_loads_and_obeys_the_mask():
     for g in pos:
         obs = enc.encode(g, g.current_player, g.legal_actions()).copy()
         assert agent.act(obs, masked(g)) in g.legal_actions()
+
+
+def test_evaluate_agents_is_duplicate_play(tmp_path):
+    """Each seed's deal (decks in their seats, shuffles, first player) is played twice with
+    the agents exchanged: an agent against itself scores exactly 0.5, even a seeded random
+    one, and the replays show the same deal with the players exchanged."""
+    p = run(ROOT / "evaluate.py", "agents", "heuristic", "heuristic", "random", "--games", "6",
+            "--decks", "ember-rush", "stone-bastion", "--bootstrap", "20", "--no-progress",
+            "--workers", "2", "--save-replays", tmp_path / "r", "--out", tmp_path / "a",
+            cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    rep = json.loads((tmp_path / "a" / "agents.json").read_text())
+    assert rep["labels"] == ["heuristic", "heuristic#2", "random"]
+    cell = {(r["row"], r["column"]): r for r in rep["matrix"]}
+    assert cell[("heuristic", "heuristic#2")]["score"] == 0.5
+    assert cell[("heuristic", "random")]["score"] > 0.5
+    assert "duplicate" in p.stdout and "standard error" in p.stdout
+    from nivel_env.replay import load_replay
+    files = sorted((tmp_path / "r").glob("*.jsonl"))
+    by_seed: dict = {}
+    for f in files:
+        r = load_replay(f)
+        if sorted(r.header["players"]) == ["heuristic", "random"]:
+            key = (r.header["seed"], json.dumps(r.header["decks"]))
+            by_seed.setdefault(key, []).append(r)
+    assert len(by_seed) >= 6
+    for a, b in by_seed.values():
+        assert a.header["decks"] == b.header["decks"]          # the same deal
+        assert a.header["players"] == b.header["players"][::-1]  # agents exchanged
+        assert a.games[0].first == b.games[0].first
+        assert [a.games[0].card(i).id for i in a.games[0].deck[0]] == \
+            [b.games[0].card(i).id for i in b.games[0].deck[0]]
+
+
+def test_unique_labels():
+    sys.path.insert(0, str(ROOT))
+    from evaluate import unique_labels
+    assert unique_labels(["runs/a/policy.pt", "runs/b/policy.pt", "heuristic"]) == \
+        ["a/policy", "b/policy", "heuristic"]
+    assert unique_labels(["x/p.pt", "y/x/p.pt"]) == ["x/p", "y/x/p"]
+    assert unique_labels(["random", "random"]) == ["random", "random#2"]
+    assert unique_labels(["nv1-ppo", "runs/nv1-ppo.pt"]) == ["nv1-ppo", "runs/nv1-ppo"]
+
+
+def test_paired_score_intervals():
+    from agents.ratings import paired_score
+    self_play = paired_score([1] * 400)                    # every deal split 1-1
+    assert self_play["score"] == 0.5 and self_play["low"] < 0.5 < self_play["high"]
+    assert self_play["high"] - self_play["low"] < 0.01
+    sweep = paired_score([2] * 10)
+    assert sweep["score"] == 1.0 and sweep["low"] < 0.9 and sweep["high"] == 1.0
+    rng = np.random.default_rng(0)
+    mixed = paired_score(rng.choice([0, 1, 2], p=[0.2, 0.5, 0.3], size=2000))
+    assert mixed["low"] < 0.55 < mixed["high"]
