@@ -50,6 +50,18 @@ def public_move(g, a: int, viewer: int) -> str:
     return g.action_name(a)
 
 
+def reveal_lines(g, since: int, viewer: int) -> list[str]:
+    """3.1.7: cards the opponent had to show (moved into their hand or deck by an effect
+    with a card condition), from the events after ``since``."""
+    out = []
+    for e in g.events[since:]:
+        if e.get("type") == "reveal" and e.get("player") != viewer:
+            c = g.db.get(e["card"])
+            out.append(f"turn {g.turn}: opponent reveals {c.name} ({e['by'].replace('_', ' ')} "
+                       f"into their {e['to']}, 3.1.7)")
+    return out
+
+
 def _ask(console, prompt: str) -> str | None:
     """One line of input; None at end of input or Ctrl-C."""
     try:
@@ -110,10 +122,11 @@ def cmd_play(args) -> int:
                 else None
             a = int(opponent.act(obs, mask))
             line = f"turn {g.turn}: opponent {public_move(g, a, human)}"
-            name, turn = g.action_name(a), g.turn
+            name, turn, seen = g.action_name(a), g.turn, len(g.events)
             g.apply_action(a)
             rec.step(p, a, name, turn)
             log.append(line)
+            log.extend(reveal_lines(g, seen, human))
             continue
         if log:
             console.print("\n".join(log[-12:]), style="magenta")
@@ -139,9 +152,10 @@ def cmd_play(args) -> int:
                 console.print("\n".join(shown) or "(nothing yet)", style="magenta")
             elif text.isdigit() and 1 <= int(text) <= len(legal):
                 a = legal[int(text) - 1]
-                name, turn = g.action_name(a), g.turn
+                name, turn, seen = g.action_name(a), g.turn, len(g.events)
                 g.apply_action(a)
                 rec.step(p, a, name, turn)
+                log.extend(reveal_lines(g, seen, human))
                 break
             else:
                 console.print(f"[red]'{text}' is not a move: type a number from 1 to "

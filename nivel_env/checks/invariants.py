@@ -23,6 +23,27 @@ def card_count(g, p: int) -> int:
     return sum(1 for i in range(p * K.PER, (p + 1) * K.PER) if g.where[i] != -4)
 
 
+def pick_order_errors(g) -> list[str]:
+    """3.2.2, 11.2.1: a pick's candidates in a zone hidden from the chooser come after the
+    others, ordered by card (then instance id) -- never by deck position, which the
+    order of the offered actions would give away."""
+    d = g.dec
+    if g.result is not None or d[0] != K.D_PICK or d[2] == K.P_ORDER:
+        return []
+    chooser = d[1]
+    hidden = [v >= 0 and (g.where[v] >> 2 == K.Z_DECK or
+                          (g.where[v] >> 2 == K.Z_HAND and v // K.PER != chooser))
+              for v in d[3]]
+    if True in hidden and False in hidden[hidden.index(True):]:
+        return [f"pick for player {chooser}: candidates {list(d[3])} list a hidden card "
+                f"before an open one"]
+    keys = [(g.defs[v], v) for v, h in zip(d[3], hidden) if h]
+    if keys != sorted(keys):
+        return [f"pick for player {chooser}: candidates in hidden zones {list(d[3])} are not "
+                f"listed by card (their order would reveal positions)"]
+    return []
+
+
 def invariant_errors(g, counts: tuple[int, int] | None = None,
                      max_decisions: int | None = None, decisions: int = 0) -> list[str]:
     """Every invariant the position breaks.
@@ -30,7 +51,7 @@ def invariant_errors(g, counts: tuple[int, int] | None = None,
     ``counts``: each player's instance count at the start (conservation);
     ``decisions``/``max_decisions``: a bound that catches games that never end.
     """
-    out = []
+    out = pick_order_errors(g)
     for p in (0, 1):
         seen: dict[int, str] = {}
         for z, name in _ZONE_LISTS:

@@ -31,6 +31,7 @@ class CheckResult:
     #: soak: (policy, what) -> how many times the games did it (attacks, plays, ...)
     coverage: dict = field(default_factory=dict)
     observations: int = 0                                 # soak: observations bound-checked
+    comparisons: int = 0                                  # hidden: channel comparisons
 
     def fail(self, text: str, keep: int = 3) -> None:
         self.failures += 1
@@ -112,7 +113,9 @@ def run_checks(decks: list[Deck], games: int = 1000, seed: int = 0, config=None,
                 for s, (a, b), _ in schedule(decks, n[name], seed + 2 * 10**6):
                     d0, d1 = local[a], local[b]
                     if name == "hidden":
-                        errs, k = hidden_info_errors(d0, d1, s, config)
+                        st: dict = {}
+                        errs, k = hidden_info_errors(d0, d1, s, config, stats=st)
+                        r.comparisons += st.get("comparisons", 0)
                     else:                   # subprocesses cost a second each: two games
                         errs, k = determinism_errors(d0, d1, s, config, card_files,
                                                      subprocess_check=r.games < 2)
@@ -136,6 +139,11 @@ def summary(results: list[CheckResult]) -> str:
     for r in results:
         lines.append(f"{r.name:<12} {r.games:>7,} {r.positions:>10,} {r.failures:>9,} "
                      f"{r.seconds:>8.1f}")
+    for r in results:
+        if r.comparisons:
+            lines.append(f"\n{r.name}: {r.comparisons:,} comparisons of observation, mask, "
+                         f"infos and action names across redrawn, substituted and relabelled "
+                         f"worlds")
     for r in results:
         if r.coverage and r.name == "soak":
             lines.append("")

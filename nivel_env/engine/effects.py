@@ -29,6 +29,19 @@ def push_frame(g, p: int, self_iid: int, ab: m.Ability) -> None:
     g.stack.append((K.T_FRAME, p, self_iid, ab.key, -1 if ab.optional else 0, SUB_FRESH, (), True))
 
 
+def hidden_last_by_card(g, chooser: int, cands: list) -> list:
+    """Candidates in a zone hidden from the chooser (any deck, the other player's hand)
+    listed after the others and by card, not position (3.2.2, 11.2.1): the chooser sees
+    those cards while choosing, but the list must say nothing of the deck's order."""
+    where, defs = g.where, g.defs
+    hidden = [c for c in cands if c >= 0 and (where[c] >> 2 == K.Z_DECK or (
+        where[c] >> 2 == K.Z_HAND and c // K.PER != chooser))]
+    if not hidden:
+        return cands
+    seen = set(hidden)
+    return [c for c in cands if c not in seen] + sorted(hidden, key=lambda c: (defs[c], c))
+
+
 def run_frame(g, f: tuple) -> None:
     _, p, self_iid, key, step, sub, picked, did = f
     ab = g.db.abilities[key]
@@ -60,7 +73,7 @@ def run_frame(g, f: tuple) -> None:
         spec = choose(g, p, self_iid, a)
         if spec is not None:
             chooser, cands, lo, hi, purpose = spec
-            left = [c for c in cands if c not in picked]
+            left = hidden_last_by_card(g, chooser, [c for c in cands if c not in picked])
             if len(picked) < hi and left:
                 if lo >= len(cands):               # 8.3.3.1: as many as possible = all of them
                     picked = tuple(cands)

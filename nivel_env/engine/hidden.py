@@ -11,12 +11,19 @@ name instances stay valid.
 
 Uses: the hidden-information tests (an observation must not change under
 ``determinize``), and search agents that sample worlds consistent with what they
-know (information-set MCTS).  Cards the player saw move into a hidden zone (a
-salvaged card, 3.1.7) are treated as unknown: the observation does not track them.
+know (information-set MCTS).  While ``player`` chooses among candidates in a hidden
+zone (11.2.1: they look at them), those candidates keep their cards.  Cards the player saw
+move into a hidden zone (a revealed card, 3.1.7) are treated as unknown: the observation
+does not track them.
+
+``substitute`` and ``relabel`` make the other kinds of world the hidden-information
+check tries: hidden cards replaced by other cards of the pool, and hidden instances
+renamed.
 """
 from __future__ import annotations
 
 
+from . import const as K
 from .rng import next_u64, seed_state, shuffle
 
 
@@ -25,8 +32,9 @@ def determinize(g, player: int, seed: int):
     h = g.clone()
     state = seed_state(seed)
     defs = list(h.defs)
-    opp = 1 - player
-    for iids in (h.hand[opp] + h.deck[opp], h.deck[player]):
+    seen = seen_candidates(g, player)
+    for iids in hidden_groups(h, player):
+        iids = [i for i in iids if i not in seen]
         cards = [defs[i] for i in iids]
         state = shuffle(state, cards)
         for i, d in zip(iids, cards):
@@ -37,5 +45,83 @@ def determinize(g, player: int, seed: int):
     return h
 
 
-__all__ = ["determinize"]
+def hidden_groups(g, player: int) -> tuple[list, list]:
+    """The instances ``player`` cannot see, by owner: the opponent's hand and deck, and the
+    player's own deck."""
+    opp = 1 - player
+    return g.hand[opp] + g.deck[opp], list(g.deck[player])
+
+
+def seen_candidates(g, player: int) -> set:
+    """Candidates of ``player``'s pending pick: visible to them while they choose."""
+    d = g.dec
+    if g.result is None and d[0] == K.D_PICK and d[1] == player and d[2] != K.P_ORDER:
+        return {v for v in d[3] if v >= 0}
+    return set()
+
+
+def substitute(g, player: int, seed: int):
+    """A copy of ``g`` in which every card ``player`` cannot see is replaced by a card drawn
+    from the whole pool (units, items and skills), not only shuffled."""
+    h = g.clone()
+    state = seed_state(seed)
+    pool = [c.index for c in g.db.cards if c.type != "leader"]
+    defs = list(h.defs)
+    seen = seen_candidates(g, player)
+    for group in hidden_groups(h, player):
+        for i in group:
+            if i not in seen:
+                state, r = next_u64(state)
+                defs[i] = pool[r % len(pool)]
+    h.defs = tuple(defs)
+    state, h.rng = next_u64(state)
+    h.dirty, h._legal = True, None
+    return h
+
+
+def relabel(g, player: int, seed: int):
+    """A copy of ``g`` in which the instances ``player`` cannot see are renamed: each
+    owner's hidden instances permuted among themselves, every card staying where it is.
+    Instances named by pending effects are left alone."""
+    h = g.clone()
+    state = seed_state(seed)
+    named = _named_elsewhere(g)
+    perm = {}
+    for group in hidden_groups(g, player):
+        ids = sorted(i for i in group if i not in named)
+        new = ids[:]
+        state = shuffle(state, new)
+        perm.update(zip(ids, new))
+    if not perm:
+        return h
+    defs, where, stamp = list(h.defs), h.where[:], h.stamp[:]
+    for old, new in perm.items():
+        defs[new], where[new], stamp[new] = g.defs[old], g.where[old], g.stamp[old]
+    h.defs, h.where, h.stamp = tuple(defs), where, stamp
+    ren = lambda lst: [perm.get(i, i) for i in lst]          # noqa: E731
+    h.hand = [ren(x) for x in h.hand]
+    h.deck = [ren(x) for x in h.deck]
+    d = h.dec
+    if d is not None and d[0] == K.D_PICK and d[2] != K.P_ORDER:
+        h.dec = d[:3] + (tuple(perm.get(v, v) if v >= 0 else v for v in d[3]),) + d[4:]
+    h.dirty, h._legal = True, None
+    return h
+
+
+def _named_elsewhere(g) -> set:
+    """Every int inside pending state (stack, pending and delayed effects, modifiers): an
+    instance named there must keep its name."""
+    out: set = set()
+
+    def walk(x):
+        if isinstance(x, (list, tuple)):
+            for y in x:
+                walk(y)
+        elif isinstance(x, int) and not isinstance(x, bool):
+            out.add(x)
+    walk((g.stack, g.pend, g.delayed, g.mods, g.battle, g.used, g.attacked))
+    return out
+
+
+__all__ = ["determinize", "relabel", "substitute"]
 

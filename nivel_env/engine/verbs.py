@@ -59,6 +59,22 @@ def targets(g, p, self_iid, a, picked) -> list:
 
 
 def _has_targets(g, p, self_iid, a) -> bool:
+    """Whether the action can be carried out (8.1.3.1.2), judged by what ``p`` may know:
+    for a zone hidden from ``p`` (any deck, the opponent's hand) only whether it holds
+    cards (3.1.5), never which -- so a legal-action set never depends on hidden cards
+    (docs/rulings.md R13).  If no card there fits, the action then does nothing."""
+    sel = a.target
+    if sel.ref is None and sel.zone in ("deck", "hand"):
+        zones = g.deck if sel.zone == "deck" else g.hand
+        for q in ((p,) if sel.who == "you" else (1 - p,) if sel.who == "opponent"
+                  else (p, 1 - p)):
+            if sel.zone == "deck" or q != p:
+                if any(not (sel.other and i == self_iid) for i in zones[q]):
+                    return True
+            elif any(not (sel.other and i == self_iid) and matches(g, i, sel.filter)
+                     for i in zones[q]):
+                return True
+        return False
     return bool(select(g, p, self_iid, a.target))
 
 
@@ -161,12 +177,22 @@ def run_trash(g, p, self_iid, a, picked):
 def _to_zone(zone: int, bottom: bool, label: str):
     def run(g, p, self_iid, a, picked):
         cards = targets(g, p, self_iid, a, picked)
+        conditioned = a.target is not None and not a.target.filter.is_empty()
         for iid in cards:
             leave_field(g, iid, zone, bottom=bottom)
             g.log.append({"type": label, "card": g.card(iid).id, "iid": iid,
                           "player": iid // K.PER})
+            if conditioned and zone in (K.Z_HAND, K.Z_DECK):
+                reveal(g, iid, label)
         return bool(cards)
     return run
+
+
+def reveal(g, iid: int, by: str) -> None:
+    """3.1.7: a card an effect with a card condition moves into a hidden zone is shown to
+    the other player.  The event is public: every player's view may name the card."""
+    g.log.append({"type": "reveal", "player": iid // K.PER, "card": g.card(iid).id,
+                  "iid": iid, "by": by, "to": K.ZONE_NAMES[g.where[iid] >> 2]})
 
 
 def choice_search(g, p, self_iid, a):
@@ -183,6 +209,8 @@ def run_search(g, p, self_iid, a, picked):
     for iid in picked:
         move(g, iid, K.Z_HAND)
         g.log.append({"type": "search", "player": p, "card": g.card(iid).id, "iid": iid})
+        if not a.filter.is_empty():
+            reveal(g, iid, "search")                 # 3.1.7: "search a fire unit" shows it
     g.rng = shuffle(g.rng, g.deck[p])                # 3.2.4
     g.log.append({"type": "shuffle", "player": p})
     return bool(picked)

@@ -12,10 +12,11 @@ Why it looks like this:
   shaped ``(CARD_ROWS, card_features.WIDTH)`` so a network may share weights
   across slots.
 * Only what the observer may see (3.1, 3.2.2, 3.8.2): their own hand, every
-  public zone, counts of hidden zones.  Candidates of a pick that lie in a zone
-  hidden from the observer (the opponent's hand or deck, any deck for the other
-  player) show their location but no card.  Nothing depends on instance ids or
-  deck order, which the hidden-information test checks by resampling them.
+  public zone, counts of hidden zones.  The chooser of a pick sees every candidate,
+  those in a hidden zone too (11.2.1), listed by card rather than position; any other
+  observer sees only the candidates in zones open to them (not even how many others
+  there are).  Nothing depends on instance ids or deck order, which the
+  hidden-information check tests by redrawing, substituting and relabelling them.
 * Speed: the encoder fills a preallocated array with a handful of numpy calls
   (one gather for all card rows, one scatter for flags, one for values, one
   matrix product for zone summaries); the Python work is a few list appends.
@@ -277,15 +278,14 @@ class Encoder:
             key, src = -1, -1
             if kind == K.D_PICK:
                 ones.append(O["pick_purpose"] + d[2])
-                if d[4]:
+                if d[4] and d[1] == p:
                     ones.append(O["can_pass"])
-                vals[3] = len(d[3]) / CANDIDATE_ROWS
                 key, src = d[5], d[6]
                 if key >= 0:
                     f = g.stack[-1] if g.stack else None
                     if f is not None and f[0] == K.T_FRAME and f[3] == key and f[4] >= 0:
                         ones.append(O["effect_step_verb"] + tb.ability_step_verbs[key][f[4]])
-                self._candidates(g, p, d, rowof, rows, ones, vi, vv)
+                vals[3] = self._candidates(g, p, d, rowof, rows, ones, vi, vv) / CANDIDATE_ROWS
             elif kind == K.D_YESNO:
                 key, src = d[2], d[3]
                 if d[4] >= 0:
@@ -444,15 +444,29 @@ class Encoder:
             return self.table.back_row[g.defs[iid]]
         return rowof[iid]
 
-    def _candidates(self, g, p, d, rowof, rows, ones, vi, vv) -> None:
+    def _candidates(self, g, p, d, rowof, rows, ones, vi, vv) -> int:
+        """Fill the candidate slots; returns how many candidates ``p`` may know of.
+
+        The chooser sees every candidate, those in hidden zones too (11.2.1: the player
+        resolving the effect looks at them; the engine lists those by card, 3.2.2).  Any
+        other observer sees only candidates in zones open to them: a candidate in their
+        opponent's hand or in a deck is left out, count included."""
         co = OFFSETS["candidate_slots"]
         cands = d[3]
-        n = min(len(cands), CANDIDATE_ROWS)
         order = d[2] == K.P_ORDER
+        chooser = d[1] == p
         entries = g.stack[-1][1] if order and g.stack and g.stack[-1][0] == K.T_BATCH else ()
-        for i in range(n):
-            v = cands[i]
+        where = g.where
+        i = 0
+        for v in cands:
+            if i >= CANDIDATE_ROWS:
+                break
+            if not order and v >= 0 and not chooser:
+                z = where[v] >> 2
+                if z in (_HIDDEN_OWN if v // K.PER == p else _HIDDEN_OTHER):
+                    continue
             base = co + i * _NCF
+            i += 1
             ones.append(base)
             if order:
                 ones.append(base + _CF["is_effect"])
@@ -469,7 +483,7 @@ class Encoder:
                 continue
             else:
                 ones.append(base + _CF["is_card"])
-            w = g.where[v]
+            w = where[v]
             z, lane = w >> 2, w & 3
             if v // K.PER == p:
                 ones.append(base + _CF["mine"])
@@ -479,7 +493,19 @@ class Encoder:
                 if z == K.Z_UNIT:
                     vi.append(base + _CF["power"])
                     vv.append(g.pw[(v // K.PER) * 3 + lane] / 10)
-            rows[ROW_CANDS + i] = self._visible_row(g, p, v, rowof)
+            rows[ROW_CANDS + i - 1] = (self._visible_row(g, p, v, rowof) if not chooser or
+                                       order else self._chooser_row(g, v, rowof))
+        if order or chooser:
+            return len(cands)
+        return i if len(cands) <= CANDIDATE_ROWS else i + sum(
+            1 for v in cands[CANDIDATE_ROWS:] if v < 0 or (where[v] >> 2) not in
+            (_HIDDEN_OWN if v // K.PER == p else _HIDDEN_OTHER))
+
+    def _chooser_row(self, g, iid: int, rowof) -> int:
+        """The card row the chooser of a pick sees, hidden zone or not (11.2.1)."""
+        if iid % K.PER == 0 and g.awake[iid // K.PER]:
+            return self.table.back_row[g.defs[iid]]
+        return rowof[iid]
 
 
 DOC_INTRO = f"""# The observation
@@ -493,8 +519,10 @@ Each agent's observation is `{{"observation": float32[{OBS_SIZE}], "action_mask"
 `action_masks()`.  The vector is from the observer's view only: their own hand, all public
 zones (level, unit, item, skill, trash, damage: 3.1), and counts of hidden ones.  The
 opponent's hand and the order of both decks never influence it (tests/test_env_aec.py
-resamples them with `nivel_env.engine.hidden.determinize`).  Candidates of a pick that lie in
-a zone hidden from the observer show where they are but not which card.
+resamples them with `nivel_env.engine.hidden.determinize`).  The chooser of a pick sees every
+candidate, a card in a hidden zone too (11.2.1: the player resolving the effect looks at it;
+the engine lists those by card, not deck position); any other observer sees only candidates
+in zones open to them, and their count.
 
 The layout depends on neither the card pool nor the game: cards are described by features
 of their data (a card row, below), not ids, so a policy can read cards it was not trained

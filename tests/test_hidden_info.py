@@ -1,0 +1,151 @@
+"""Hidden information (3.1.5, 3.1.7, 3.2.2, 3.8.3, 11.2.1): picks from hidden zones, legal
+moves that must not depend on hidden cards, reveals, and the check that guards them."""
+import numpy as np
+import pytest
+
+from nivel_env.cards import load_card_db
+from nivel_env.cards.db import bundled_card_files
+from nivel_env.checks.hidden import view, world_errors
+from nivel_env.checks.invariants import pick_order_errors
+from nivel_env.engine import actions as A
+from nivel_env.engine.hidden import determinize, relabel, substitute
+from nivel_env.engine.scenario import build
+from nivel_env.env.encoder import CARD_ROWS, OFFSETS, ROW_CANDS, Encoder
+from nivel_env.env import card_features as cf
+from conftest import TEST_POOL, do
+
+CARDS = """
+cards:
+  - {id: H-01, type: skill, name: Deep Sabotage, name_ko: 깊은 파괴, cost: 1, attribute: fire,
+     effect: [{trash: {who: opponent, zone: deck, choose: 1, filter: {type: unit}}}]}
+  - {id: H-02, type: skill, name: Mind Rot, name_ko: 정신 부식, cost: 1, attribute: fire,
+     effect: [{trash: {who: opponent, zone: hand, choose: 1, filter: {type: skill}}}]}
+  - {id: H-03, type: skill, name: Seek Flame, name_ko: 불꽃 탐색, cost: 1, attribute: fire,
+     effect: [{search: {filter: {type: unit}, amount: 1}}]}
+"""
+
+
+@pytest.fixture(scope="module")
+def hdb(tmp_path_factory):
+    f = tmp_path_factory.mktemp("h") / "hidden.yaml"
+    f.write_text(CARDS, encoding="utf-8")
+    return load_card_db(bundled_card_files() + [TEST_POOL, f])
+
+
+def game(db, hand, opp_hand=(), opp_deck=("T-003", "T-021", "T-002", "T-021", "T-003"),
+         deck=("T-002",) * 6):
+    return build({"players": [
+        {"leader": "T-L01", "level": 5, "hand": list(hand), "deck": list(deck)},
+        {"leader": "T-L02", "level": 5, "hand": list(opp_hand), "deck": list(opp_deck)}],
+        "check_field_cost": False}, db)
+
+
+def cand_rows(obs):
+    cards = obs[OFFSETS["cards"]:OFFSETS["zones"]].reshape(CARD_ROWS, cf.WIDTH)
+    return cards[ROW_CANDS:ROW_CANDS + 16]
+
+
+def test_a_pick_from_the_opponents_deck_is_listed_by_card_and_seen_by_the_chooser(hdb):
+    g = game(hdb, ["H-01"])
+    do(g, "use Deep Sabotage")
+    assert g.decision.kind == "pick" and g.dec[1] == 0
+    cands = g.dec[3]
+    assert [g.defs[i] for i in cands] == sorted(g.defs[i] for i in cands)   # by card
+    assert pick_order_errors(g) == []
+    names = [g.action_name(a) for a in g.legal_actions() if a >= A.PICK]
+    assert len(names) == 5 and names[0].startswith("pick Flame Lancer")
+    enc = Encoder(hdb)
+    mine = enc.encode(g, 0, g.legal_actions()).copy()
+    theirs = enc.encode(g, 1).copy()
+    assert (cand_rows(mine)[:5, 0] == 1).all()          # the chooser sees the five cards
+    assert not cand_rows(theirs).any()                  # the other player sees none of them
+    slots = theirs[OFFSETS["candidate_slots"]:OFFSETS["cards"]]
+    assert not slots.any() and theirs[OFFSETS["global_values"] + 3] == 0   # nor how many
+    # worlds that keep what the chooser sees
+    for h in (determinize(g, 0, 1), substitute(g, 0, 2), relabel(g, 0, 3)):
+        assert view(enc, h, 0) == view(enc, g, 0)
+    assert world_errors(enc, g, 0, 7) == [] and world_errors(enc, g, 1, 7) == []
+
+
+def test_pick_order_invariant_catches_deck_order(hdb, monkeypatch):
+    from nivel_env.engine import effects
+    monkeypatch.setattr(effects, "hidden_last_by_card", lambda g, chooser, cands: cands)
+    g = game(hdb, ["H-01"])
+    do(g, "use Deep Sabotage")
+    assert any("not listed by card" in e for e in pick_order_errors(g))
+
+
+def test_legal_moves_never_depend_on_the_opponents_hidden_hand(hdb, monkeypatch):
+    enc = Encoder(hdb)
+    # no skill in the opponent's hand, but cards: Mind Rot may be played (R13)
+    g = game(hdb, ["H-02"], opp_hand=["T-002", "T-021"])
+    assert any("Mind Rot" in g.action_name(a) for a in g.legal_actions())
+    assert world_errors(enc, g, 0, 11) == []
+    do(g, "use Mind Rot")                              # finds nothing to trash
+    assert len(g.hand[1]) == 2 and g.decision.kind == "main"
+    # an empty hand is public: then it may not be played
+    g2 = game(hdb, ["H-02"], opp_hand=[])
+    assert not any("Mind Rot" in g2.action_name(a) for a in g2.legal_actions())
+    # the check catches the old rule (legal only if a skill is in the hidden hand)
+    from nivel_env.engine import verbs
+    from nivel_env.engine.match import select
+    monkeypatch.setattr(verbs, "_has_targets",
+                        lambda g, p, s, a: bool(select(g, p, s, a.target)))
+    monkeypatch.setitem(verbs.VERBS, "trash", (verbs.VERBS["trash"][0], verbs._has_targets,
+                                               verbs.VERBS["trash"][2]))
+    g3 = game(hdb, ["H-02"], opp_hand=["T-002", "T-021"], opp_deck=["H-02"] * 8)
+    errs = [e for s in range(10) for e in world_errors(enc, g3, 0, s)]
+    assert any("mask" in e for e in errs), errs
+
+
+def test_a_search_with_a_card_condition_reveals_the_card(hdb):
+    g = game(hdb, ["H-03"], deck=["T-002", "T-001", "T-021"])
+    do(g, "use Seek Flame")
+    do(g, "pick Flame Lancer")
+    ev = [e for e in g.events if e["type"] == "reveal"]
+    assert len(ev) == 1 and ev[0]["player"] == 0 and ev[0]["to"] == "hand"
+    from nivel_env.cli_play import reveal_lines
+    assert "opponent reveals" in reveal_lines(g, 0, viewer=1)[0]
+    assert reveal_lines(g, 0, viewer=0) == []
+
+
+def test_the_check_catches_a_leak_in_each_channel(hdb, monkeypatch):
+    enc = Encoder(hdb)
+    g = game(hdb, ["H-01"], opp_hand=["T-001", "T-021"])
+    do(g, "use Deep Sabotage")
+    # an encoder that shows the chooser's candidates to the other player too
+    real = Encoder._candidates
+
+    def leaky(self, g, p, d, rowof, rows, ones, vi, vv):
+        return real(self, g, d[1], d, rowof, rows, ones, vi, vv)
+    monkeypatch.setattr(Encoder, "_candidates", leaky)
+    assert any("observation" in e for e in world_errors(enc, g, 1, 5))
+    monkeypatch.undo()
+    # action names that tell a hidden card (the first of the opponent's hand)
+    from nivel_env.engine import state
+    real_name = state.Game.action_name
+
+    def named_by_position(self, a):
+        return real_name(self, a) + f" (they hold {self.card(self.hand[1][0]).id})"
+    monkeypatch.setattr(state.Game, "action_name", named_by_position)
+    assert any("action names" in e for e in world_errors(enc, g, 0, 5))
+    monkeypatch.undo()
+    # an observation that depends on instance ids
+    real_enc = Encoder.encode
+
+    def by_iid(self, g, p, legal=None):
+        v = real_enc(self, g, p, legal)
+        v[0] = g.deck[1][0] / 100 if g.deck[1] else 0
+        return v
+    monkeypatch.setattr(Encoder, "encode", by_iid)
+    assert any("relabelled" in e or "redrawn" in e for e in world_errors(enc, g, 0, 5))
+
+
+def test_hidden_check_reports_its_comparisons():
+    from nivel_env.cards import list_decks, load_deck
+    from nivel_env.checks import hidden_info_errors
+    st: dict = {}
+    errs, k = hidden_info_errors(load_deck(list_decks()[0]), load_deck(list_decks()[1]), 3,
+                                 stats=st)
+    assert errs == [] and k > 10 and st["comparisons"] == k * 5 * 4
+    assert np.isfinite(st["comparisons"])
