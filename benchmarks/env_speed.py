@@ -6,7 +6,7 @@ legal action and calls ``env.step``.  Prints steps/s for ``raw_env`` and for
 installed, the same loop over ``texas_holdem_v4`` in this process, with the ratio.
 Run it pinned to one core for comparable figures (``taskset -c 0 python ...``); each
 figure is the best of ``--repeat`` interleaved runs, as timeit does on a noisy machine.
-Targets (issue 4): >= 10,000 steps/s on one core, >= 3x texas_holdem_v4.
+Targets: >= 10,000 steps/s on one core, >= 3x texas_holdem_v4.
 """
 from __future__ import annotations
 

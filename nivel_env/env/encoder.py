@@ -204,10 +204,12 @@ class Encoder:
         self.bufs = [np.zeros(OBS_SIZE, dtype=np.float32) for _ in range(2)]
         c, z = OFFSETS["cards"], OFFSETS["zones"]
         self._head = [b[OFFSETS["seat"]:c] for b in self.bufs]   # values are all rewritten
-        self._values = [b[:_NVALUES] for b in self.bufs]
         self._cards = [b[c:z].reshape(CARD_ROWS, cf.WIDTH) for b in self.bufs]
         self._zones = [b[z:].reshape(len(ZONES), cf.WIDTH) for b in self.bufs]
         self._nrows = self.table.matrix.shape[0]
+        # a zone of at most this many cards cannot sum past the bounds (rows are <= 1/10th)
+        peak = float(np.abs(self.table.tenth).max()) or 1.0
+        self._zone_safe = int(OBS_HIGH / peak)
         # keyword key -> (index in SUBKEYWORDS or -1, index in VALUE_KEYWORDS or -1, value)
         self._kwinfo = tuple((_SUBKW.get(k.name, -1), _VALKW.get(k.name, -1), k.n)
                              for k in db.keywords)
@@ -230,6 +232,7 @@ class Encoder:
         # (trash, damage, skill) x (player 0, player 1); contents seen, sums, versions
         self._zlist: list = [[] for _ in range(6)]
         self._zsum = np.zeros((6, cf.WIDTH), np.float32)
+        self._zout = np.zeros((6, cf.WIDTH), np.float32)       # the sums clipped to bounds
         self._zver = [0] * 6
         self._zwritten = [[-1] * 6 for _ in range(2)]
 
@@ -262,6 +265,10 @@ class Encoder:
         O = OFFSETS
         # ---------------------------------------------------------------- global
         vals = [g.turn / g.cfg.max_turns, min(g.turn, 30) / 30, len(g.attacked) / 5, 0.0]
+        # Values that only custom cards push past the bounds (a 50-power unit with +20
+        # buffs, dozens of items) are checked where they are made, and the block is
+        # clipped only then: a full min/max pass would cost more than the rest of it.
+        big = len(g.attacked) > 50
         if p:
             ones.append(O["seat"])
         if g.first == p:
@@ -334,6 +341,8 @@ class Encoder:
             for it in g.skill[q]:
                 cost += costof[it]
             size = g.size[q]
+            if size > 100 or cost > 100 or cost - size > 100:
+                big = True
             vals += (g.level[q] / 10, size / 10, cost / 10, (size - cost) / 10,
                      len(g.damage[q]) / 10, len(g.deck[q]) / 40, len(g.hand[q]) / 10,
                      len(g.trash[q]) / 40, len(g.skill[q]) / 10, units / 3)
@@ -386,6 +395,8 @@ class Encoder:
                     ones.append(base + 3 + i)
                 if j >= 0 and n > kv[j]:
                     kv[j] = n
+            if pw[s] > 100 or ht[s] > 50 or g.na[s] > 20 or len(its) > 30:
+                big = True
             vals += (pw[s] / 10, ht[s] / 5, (pw[s] - c.power) / 10, (ht[s] - c.hit) / 5,
                      g.na[s] / 2, made.get(u, 0) / 2, len(its) / 3,
                      kv[0] / 5, kv[1] / 5, kv[2] / 5, kv[3] / 5)
@@ -405,6 +416,7 @@ class Encoder:
         # is always built by adding rows one at a time in zone order, so an extended sum
         # and a fresh one are the same bits.
         zlist, zsum, zver, tenth = self._zlist, self._zsum, self._zver, tb.tenth
+        zout = self._zout
         for kq, lst in enumerate((g.trash[0], g.trash[1], g.damage[0], g.damage[1],
                                   g.skill[0], g.skill[1])):
             old = zlist[kq]
@@ -416,6 +428,10 @@ class Encoder:
                     n = 0
                 for i in lst[n:]:
                     acc += tenth[rowof[i]]
+                if len(lst) > self._zone_safe:               # only extreme custom pools
+                    np.clip(acc, OBS_LOW, OBS_HIGH, out=self._zout[kq])
+                else:
+                    self._zout[kq] = acc
                 zlist[kq] = lst[:]
                 zver[kq] += 1
         written = self._zwritten[p]
@@ -423,17 +439,17 @@ class Encoder:
         for z, kq in enumerate(_ZONE_SOURCES[p]):
             if written[z] != zver[kq]:
                 written[z] = zver[kq]
-                np.clip(zsum[kq], OBS_LOW, OBS_HIGH, out=zones_p[z])
+                zones_p[z] = zout[kq]
         # ---------------------------------------------------------------- write
         if rows != self._last_rows[p]:
             self._last_rows[p] = rows
             tb.matrix.take(rows, 0, self._cards[p], "clip")   # 'clip' writes out unbuffered
-        head = self._values[p]
-        head[:] = vals
-        np.clip(head, OBS_LOW, OBS_HIGH, out=head)
+        if big:
+            vals = [OBS_HIGH if v > OBS_HIGH else OBS_LOW if v < OBS_LOW else v for v in vals]
+        buf[:_NVALUES] = vals
         buf[ones] = 1.0
         if vi:
-            buf[vi] = np.clip(vv, OBS_LOW, OBS_HIGH)
+            buf[vi] = [OBS_HIGH if v > OBS_HIGH else OBS_LOW if v < OBS_LOW else v for v in vv]
         return buf
 
     def _visible_row(self, g, p: int, iid: int, rowof) -> int:
