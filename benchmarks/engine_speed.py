@@ -1,12 +1,16 @@
 """Engine speed: seeded uniform-random games over legal_actions().
 
-Prints decisions/s, games/s, mean decisions per game and µs per clone(); run it
-pinned to one core for comparable figures (``taskset -c 0 python ...``).
-Targets (issue 2): >= 25,000 decisions/s on one core, clone <= 30 µs.
+Prints decisions/s, games/s, mean decisions per game, µs per clone(), and the cost and
+size of a pickle round trip and of to_dict/JSON; run it pinned to one core for
+comparable figures (``taskset -c 0 python ...``).
+Targets: >= 25,000 decisions/s on one core, clone <= 30 µs, pickle round trip well under
+1 ms and a few KB (the card pool goes by reference).
 """
 from __future__ import annotations
 
 import argparse
+import json
+import pickle
 import random
 import time
 import timeit
@@ -43,6 +47,14 @@ def main() -> None:
     print(f"games/s          {args.games / dt:,.1f}")
     print(f"decisions/game   {decisions / args.games:.1f}")
     print(f"clone() µs       {clone_us:.1f}   (mid-game states, decision 60)")
+    pk_us = min(timeit.repeat(lambda: [pickle.loads(pickle.dumps(m)) for m in mids],
+                              number=20, repeat=5)) / (20 * len(mids)) * 1e6
+    pk_bytes = sum(len(pickle.dumps(m)) for m in mids) / len(mids)
+    js_us = min(timeit.repeat(lambda: [type(m).from_dict(json.loads(json.dumps(m.to_dict())))
+                                       for m in mids], number=5, repeat=3)) / (5 * len(mids)) * 1e6
+    js_bytes = sum(len(json.dumps(m.to_dict())) for m in mids) / len(mids)
+    print(f"pickle round trip µs   {pk_us:.0f}   ({pk_bytes / 1024:.1f} KB)")
+    print(f"to_dict/JSON/from_dict round trip µs   {js_us:.0f}   ({js_bytes / 1024:.1f} KB)")
 
 
 if __name__ == "__main__":
