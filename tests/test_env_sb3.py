@@ -106,3 +106,29 @@ def test_public_env_creators_pickle():
         made = pickle.loads(pickle.dumps(creator))()
         made.reset(seed=1)
         assert made.agent_selection in ("player_0", "player_1")
+
+
+def test_subproc_vec_env_of_a_prebuilt_mid_game_env_observes_exactly():
+    """SubprocVecEnv([lambda: env]) pickles an env that already played: the worker's copy
+    must observe exactly what a fresh encoder gives (it used to drift)."""
+    from stable_baselines3.common.vec_env import SubprocVecEnv
+
+    from nivel_env.env.encoder import Encoder
+    prebuilt = NivelArenaGymEnv(seat=0, decks=("ember-rush", "stone-bastion"))
+    prebuilt.reset(seed=4)
+    for _ in range(10):
+        prebuilt.step(int(np.flatnonzero(prebuilt.action_masks())[0]))
+    venv = SubprocVecEnv([lambda: prebuilt])
+    try:
+        venv.reset()                      # SB3 resets: a fresh game from the env's stream
+        for _ in range(60):
+            mask = venv.env_method("action_masks")[0]
+            obs, _, done, _ = venv.step(np.array([int(np.flatnonzero(mask)[-1])]))
+            if done[0]:
+                continue
+            g = venv.get_attr("game")[0]
+            seat = venv.get_attr("seat")[0]
+            want = Encoder(g.db).encode(g, seat, g.legal_actions())
+            assert np.array_equal(obs[0], want)
+    finally:
+        venv.close()
