@@ -44,9 +44,9 @@ class _RegisterWhenGymnasiumLoads:
     def find_spec(self, name, path=None, target=None):
         if name != "gymnasium":
             return None
-        import importlib.machinery
+        import importlib.util
         _sys.meta_path.remove(self)
-        spec = importlib.machinery.PathFinder.find_spec(name, path)
+        spec = importlib.util.find_spec(name)          # every other finder, as usual
         if spec is None or spec.loader is None:
             return spec
         load = spec.loader.exec_module

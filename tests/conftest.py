@@ -1,6 +1,12 @@
+import os
+import tempfile
 from pathlib import Path
 
 import pytest
+
+# Stable-Baselines3 makes a new SB3-<time> folder in the temp dir for every learn() that
+# has no log folder; keep the suite's in one place (subprocesses inherit it).
+os.environ.setdefault("SB3_LOGDIR", os.path.join(tempfile.gettempdir(), "nivel-env-tests-sb3"))
 
 
 def pytest_addoption(parser):
