@@ -5,7 +5,8 @@ opening one can never run code: the weights (float16, to keep it small), the net
 shape as plain values (observation size, action count, layer sizes, activation and
 feature-extractor names from the fixed tables below), and what it was made for (the
 observation layout version, the card pool version, the training command and step count).
-Loading a file made for another observation layout fails with a clear error; another card
+Loading a file made for another observation layout fails with a clear error (a layout
+that only appended blocks since is read through the observation's prefix); another card
 pool only warns (cards are read by their features, so a policy can play a new pool, if
 less well).
 
@@ -15,7 +16,6 @@ you made yourself into this format.
 """
 from __future__ import annotations
 
-import math
 import pickle
 import sys
 import warnings
@@ -27,7 +27,7 @@ import torch as th
 from torch import nn
 
 from nivel_env.cards import load_card_db
-from nivel_env.env.encoder import LAYOUT_VERSION, OBS_SIZE
+from nivel_env.env.encoder import LAYOUT_VERSION, READABLE_LAYOUTS
 
 FORMAT = "nivel-policy"
 VERSION = 2
@@ -187,7 +187,7 @@ def read_policy_file(path: str | Path, device: str = "cpu"):
     meta = saved.get("meta")
     if not isinstance(meta, dict):
         raise PolicyFileError(f"{path}: field 'meta' must be a mapping")
-    if meta.get("layout_version") != LAYOUT_VERSION:
+    if meta.get("layout_version") not in READABLE_LAYOUTS:
         raise PolicyFileError(
             f"{path}: made for observation layout {meta.get('layout_version')!r}, but this "
             f"nivel_env uses {LAYOUT_VERSION!r}; retrain it (train.py) or use the nivel_env "
@@ -197,9 +197,9 @@ def read_policy_file(path: str | Path, device: str = "cpu"):
     if not isinstance(state, dict) or not all(
             isinstance(k, str) and isinstance(v, th.Tensor) for k, v in state.items()):
         raise PolicyFileError(f"{path}: field 'state_dict' must map names to tensors")
-    if net["obs_size"] != OBS_SIZE:
+    if net["obs_size"] != READABLE_LAYOUTS[meta["layout_version"]]:
         raise PolicyFileError(f"{path}: network reads {net['obs_size']} observation values, "
-                              f"this layout has {OBS_SIZE}")
+                              f"its layout has {READABLE_LAYOUTS[meta['layout_version']]}")
     bad = [k for k, v in state.items() if v.is_floating_point() and not th.isfinite(v).all()]
     if bad:
         raise PolicyFileError(f"{path}: weights {', '.join(bad[:3])} hold NaN or infinity")
@@ -225,10 +225,8 @@ def build_policy(net: dict):
     from gymnasium import spaces
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
-    from nivel_env.env import observation_box
-    from nivel_env.env.encoder import OBS_SIZE as n_obs
-    space = observation_box() if net["obs_size"] == n_obs else spaces.Box(
-        -math.inf, math.inf, (net["obs_size"],), np.float32)
+    from nivel_env.env import OBS_HIGH, OBS_LOW
+    space = spaces.Box(OBS_LOW, OBS_HIGH, (net["obs_size"],), np.float32)
     try:
         return MaskableActorCriticPolicy(
             space, spaces.Discrete(net["n_actions"]), lambda _: 0.0,
@@ -263,6 +261,7 @@ class PolicyAgent:
         if policy is None:
             policy, meta = read_policy_file(path)
         self.policy, self.meta, self.path = policy, meta or {}, path
+        self.n_obs = int(self.policy.observation_space.shape[0])
         self.temperature, self.random_share = float(temperature), float(random_share)
         self.rng = np.random.default_rng(seed)
 
@@ -280,6 +279,7 @@ class PolicyAgent:
             return int(legal[self.rng.integers(legal.size)])
         with th.no_grad():
             obs = th.as_tensor(np.asarray(observation, dtype=np.float32)).reshape(1, -1)
+            obs = obs[:, :self.n_obs]          # a policy of an earlier layout reads its prefix
             dist = self.policy.get_distribution(obs, action_masks=mask.reshape(1, -1))
             logits = dist.distribution.logits[0].numpy()
         if self.temperature <= 0:

@@ -22,6 +22,8 @@ cards:
      effect: [{trash: {who: opponent, zone: hand, choose: 1, filter: {type: skill}}}]}
   - {id: H-03, type: skill, name: Seek Flame, name_ko: 불꽃 탐색, cost: 1, attribute: fire,
      effect: [{search: {filter: {type: unit}, amount: 1}}]}
+  - {id: H-04, type: skill, name: Recall, name_ko: 소환 해제, cost: 1, attribute: fire,
+     effect: [{return_to_hand: {who: opponent, zone: unit, choose: 1}}]}
 """
 
 
@@ -149,3 +151,58 @@ def test_hidden_check_reports_its_comparisons():
                                  stats=st)
     assert errs == [] and k > 10 and st["comparisons"] == k * 5 * 4
     assert np.isfinite(st["comparisons"])
+
+
+def known_rows(obs):
+    return obs[OFFSETS["opponent_known_hand"]:].reshape(-1, cf.WIDTH)
+
+
+def test_cards_known_to_be_in_the_opponents_hand_are_remembered(hdb):
+    """A unit returned from the field or a searched card shown under 3.1.7 is known to be
+    in its owner's hand: the other player's observation keeps its row until it leaves."""
+    enc = Encoder(hdb)
+    g = build({"players": [
+        {"leader": "T-L01", "level": 5, "hand": ["H-04", "H-03"], "deck": ["T-002"] * 6},
+        {"leader": "T-L02", "level": 5, "hand": ["T-009"], "deck": ["T-021"] * 6,
+         "units": ["T-021"]}], "check_field_cost": False}, hdb)
+    do(g, "use Recall")
+    if g.decision.kind == "pick":
+        do(g, "pick")
+    back = [i for i in g.hand[1] if g.card(i).id == "T-021"]
+    assert g.known[1] == back and len(back) == 1
+    seen = known_rows(enc.encode(g, 0, g.legal_actions()).copy())
+    assert seen[0, 0] == 1 and not seen[1:].any()
+    assert np.array_equal(seen[0], enc.table.matrix[g.card(back[0]).index + 1])
+    assert not known_rows(enc.encode(g, 1).copy()).any()      # nothing of player 0's is known
+    assert world_errors(enc, g, 0, 3) == [] and world_errors(enc, g, 1, 3) == []
+    for h in (determinize(g, 0, 5), substitute(g, 0, 6)):     # the known card stays itself
+        assert h.defs[back[0]] == g.defs[back[0]]
+    # the search's card is revealed to player 1 and remembered in their view
+    do(g, "use Seek Flame")
+    g.apply_action(A.PICK)
+    assert len(g.known[0]) == 1
+    assert known_rows(enc.encode(g, 1).copy())[0, 0] == 1
+    # when the known card leaves the hand, it is forgotten
+    from nivel_env.engine.zones import move
+    from nivel_env.engine import const as K
+    move(g, back[0], K.Z_TRASH)
+    assert g.known[1] == [] and not known_rows(enc.encode(g, 0).copy()).any()
+    from nivel_env.checks import invariant_errors
+    assert invariant_errors(g) == []
+    g.known[1].append(g.hand[1][0])                   # a "known" card that is not there ...
+    g.known[1].append(g.deck[1][0])
+    assert any("known hand cards" in e for e in invariant_errors(g))
+
+
+def test_the_check_catches_showing_unknown_hand_cards(hdb, monkeypatch):
+    enc = Encoder(hdb)
+    g = game(hdb, ["H-01"], opp_hand=["T-001", "T-021", "T-003"])
+    real = Encoder.encode
+
+    def all_hand(self, g, p, legal=None):
+        v = real(self, g, p, legal)
+        rows = [self._row_of(g)[i] for i in g.hand[1 - p]][:8]
+        known_rows(v)[:len(rows)] = self.table.matrix[rows]
+        return v
+    monkeypatch.setattr(Encoder, "encode", all_hand)
+    assert any("observation" in e for e in world_errors(enc, g, 0, 1))

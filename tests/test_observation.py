@@ -9,7 +9,7 @@ from nivel_env.engine import const as K
 from nivel_env.engine.scenario import build
 from nivel_env.env import card_features as cf
 from nivel_env.env.encoder import (BLOCKS, CANDIDATE_FEATURES, CARD_ROWS, FIELD_FLAGS,
-                                   FIELD_VALUES, OBS_SIZE, OFFSETS, PLAYER_VALUES, ROW_CANDS,
+                                   FIELD_VALUES, KNOWN_ROWS, OBS_SIZE, OFFSETS, PLAYER_VALUES, ROW_CANDS,
                                    ROW_HAND, ROW_LEADERS, ROW_UNITS, Encoder,
                                    feature_table_markdown)
 
@@ -38,7 +38,8 @@ def test_blocks_tile_the_vector():
     names = [b[0] for b in BLOCKS]
     assert len(names) == len(set(names))
     ends = sorted(OFFSETS.values())
-    assert ends[0] == 0 and OFFSETS["zones"] + 6 * cf.WIDTH == OBS_SIZE
+    assert ends[0] == 0 and OFFSETS["zones"] + 6 * cf.WIDTH == OFFSETS["opponent_known_hand"]
+    assert OFFSETS["opponent_known_hand"] + KNOWN_ROWS * cf.WIDTH == OBS_SIZE
     assert sum(w for _, w, _ in cf.COLUMNS) == cf.WIDTH
 
 
@@ -110,7 +111,7 @@ def test_values_of_a_built_position():
         for t_ in range(4):
             assert hs[h, t_] == (8 + 4 * h + t_ in legal)
     # damage zone summary: two filler cards
-    zones = obs[OFFSETS["zones"]:].reshape(6, cf.WIDTH)
+    zones = obs[OFFSETS["zones"]:OFFSETS["opponent_known_hand"]].reshape(6, cf.WIDTH)
     assert np.isclose(zones[2, cf.OFFSET["present"]], 0.2) and zones[3].sum() == 0
     # the other seat sees the mirror, and not player 0's hand
     other = enc.encode(g, 1, None)

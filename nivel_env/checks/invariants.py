@@ -53,6 +53,11 @@ def invariant_errors(g, counts: tuple[int, int] | None = None,
     """
     out = pick_order_errors(g)
     for p in (0, 1):
+        known = g.known[p]
+        if len(set(known)) != len(known) or not set(known) <= set(g.hand[p]):
+            out.append(f"player {p}'s known hand cards {known} are not all in their hand "
+                       f"{g.hand[p]} (or repeat)")
+    for p in (0, 1):
         seen: dict[int, str] = {}
         for z, name in _ZONE_LISTS:
             for iid in getattr(g, name)[p]:

@@ -41,6 +41,7 @@ def blank_game(db: CardDB, defs: list, seed: int, config: RuleConfig | None) -> 
     g.pend, g.stack, g.dec = [], [], None
     g.lost, g.result, g.truncated = [False, False], None, False
     g.delayed, g.log, g.mulled = [], [], [False, False]
+    g.known = [[], []]
     g.dirty, g._legal = True, None
     g.pw, g.ht, g.na, g.kws, g.cant, g.size = [0] * 6, [0] * 6, [0] * 6, [()] * 6, [0] * 6, [0, 0]
     for p in (0, 1):

@@ -41,6 +41,7 @@ def mulligan(g, p: int, redraw: bool) -> None:
             g.where[iid] = K.Z_DECK * 4 + 3
             g.stamp[iid] += 1
         g.hand[p] = []
+        g.known[p] = []
         g.rng = shuffle(g.rng, g.deck[p])
         draw(g, p, 5)
     g.log.append({"type": "mulligan", "player": p, "redraw": redraw})

@@ -12,9 +12,9 @@ name instances stay valid.
 Uses: the hidden-information tests (an observation must not change under
 ``determinize``), and search agents that sample worlds consistent with what they
 know (information-set MCTS).  While ``player`` chooses among candidates in a hidden
-zone (11.2.1: they look at them), those candidates keep their cards.  Cards the player saw
-move into a hidden zone (a revealed card, 3.1.7) are treated as unknown: the observation
-does not track them.
+zone (11.2.1: they look at them), those candidates keep their cards, and so do the cards
+known to be in the opponent's hand (``g.known``: revealed under 3.1.7, or gone there from an
+open zone).  A card revealed into a deck is treated as unknown.
 
 ``substitute`` and ``relabel`` make the other kinds of world the hidden-information
 check tries: hidden cards replaced by other cards of the pool, and hidden instances
@@ -46,10 +46,11 @@ def determinize(g, player: int, seed: int):
 
 
 def hidden_groups(g, player: int) -> tuple[list, list]:
-    """The instances ``player`` cannot see, by owner: the opponent's hand and deck, and the
-    player's own deck."""
+    """The instances ``player`` cannot see, by owner: the opponent's hand (less the cards
+    known to be there, ``g.known``) and deck, and the player's own deck."""
     opp = 1 - player
-    return g.hand[opp] + g.deck[opp], list(g.deck[player])
+    known = g.known[opp]
+    return [i for i in g.hand[opp] if i not in known] + g.deck[opp], list(g.deck[player])
 
 
 def seen_candidates(g, player: int) -> set:

@@ -14,7 +14,7 @@ from . import const as K
 from .config import RuleConfig
 from .errors import IllegalActionError
 
-_LIST_FIELDS = ("deck", "hand", "trash", "damage", "skill", "items")
+_LIST_FIELDS = ("deck", "hand", "trash", "damage", "skill", "items", "known")
 
 
 class Decision(NamedTuple):
@@ -33,7 +33,7 @@ class Game:
         "db", "cfg", "defs", "rng", "deck", "hand", "trash", "damage", "skill", "unit", "items",
         "where", "stamp", "level", "awake", "turn", "tp", "first", "phase", "placed", "attacked",
         "used", "mods", "battle", "pend", "stack", "dec", "lost", "result", "truncated",
-        "delayed", "log", "mulled", "dirty", "pw", "ht", "na", "kws", "cant", "size",
+        "delayed", "log", "mulled", "known", "dirty", "pw", "ht", "na", "kws", "cant", "size",
         "_legal",
     )
 
@@ -95,6 +95,7 @@ class Game:
         g.pend, g.stack, g.dec = self.pend[:], self.stack[:], self.dec
         g.lost, g.result, g.truncated = self.lost[:], self.result, self.truncated
         g.delayed, g.log, g.mulled = self.delayed[:], self.log[:], self.mulled[:]
+        g.known = [self.known[0][:], self.known[1][:]]
         g.dirty = self.dirty
         g.pw, g.ht, g.na, g.kws, g.cant, g.size = (self.pw[:], self.ht[:], self.na[:],
                                                    self.kws[:], self.cant[:], self.size[:])
@@ -167,7 +168,7 @@ class Game:
             if s in ("db", "cfg", "defs", "_legal", "dirty", "pw", "ht", "na", "kws", "cant",
                      "size"):
                 continue
-            v = d[s]
+            v = d[s] if s != "known" else d.get("known", [[], []])   # older dicts: none known
             if s in _LIST_FIELDS:
                 v = [list(x) for x in v]
             elif s in ("pend", "stack", "mods", "used", "delayed", "attacked"):

@@ -191,8 +191,11 @@ def _to_zone(zone: int, bottom: bool, label: str):
 def reveal(g, iid: int, by: str) -> None:
     """3.1.7: a card an effect with a card condition moves into a hidden zone is shown to
     the other player.  The event is public: every player's view may name the card."""
-    g.log.append({"type": "reveal", "player": iid // K.PER, "card": g.card(iid).id,
+    q = iid // K.PER
+    g.log.append({"type": "reveal", "player": q, "card": g.card(iid).id,
                   "iid": iid, "by": by, "to": K.ZONE_NAMES[g.where[iid] >> 2]})
+    if g.where[iid] >> 2 == K.Z_HAND and iid not in g.known[q]:
+        g.known[q].append(iid)                     # the other player now knows it is there
 
 
 def choice_search(g, p, self_iid, a):

@@ -30,6 +30,12 @@ def take(g, iid: int) -> None:
         pile = _pile(g, z, p)
         if pile is not None:
             pile.remove(iid)
+            if z == K.Z_HAND and iid in g.known[p]:
+                g.known[p].remove(iid)
+
+
+#: zones every player sees: a card going from one of these into a hand stays known
+_OPEN = (K.Z_UNIT, K.Z_ITEM, K.Z_SKILL, K.Z_TRASH, K.Z_DAMAGE, K.Z_LEVEL)
 
 
 def put(g, iid: int, zone: int, lane: int = 3, bottom: bool = False) -> None:
@@ -43,6 +49,8 @@ def put(g, iid: int, zone: int, lane: int = 3, bottom: bool = False) -> None:
         g.deck[p].insert(0, iid)              # the top of the deck is the end of the list
     else:
         _pile(g, zone, p).append(iid)
+        if zone == K.Z_HAND and g.where[iid] >> 2 in _OPEN and iid not in g.known[p]:
+            g.known[p].append(iid)              # the other player saw it go (3.1.4)
     g.where[iid] = zone * 4 + lane
     g.stamp[iid] += 1
     if g.mods:

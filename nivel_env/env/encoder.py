@@ -33,6 +33,7 @@ from . import card_features as cf
 OBS_LOW, OBS_HIGH = -10.0, 10.0
 HAND_ROWS = 12        # hand slots shown (PLAY ids cover 40; a hand rarely passes 10)
 CANDIDATE_ROWS = 16   # candidates of a pick shown (PICK ids cover 128)
+KNOWN_ROWS = 8        # cards known to be in the opponent's hand shown (the latest ones)
 ITEM_ROWS = 2         # items shown per unit (more are counted in the field block)
 SUBKEYWORDS = ("Pierce", "Plunder", "Breakthrough", "Duelist", "Infiltrate", "Finale",
                "Mutual Destruction", "Return", "Berserker", "Guardian", "Credit")
@@ -144,7 +145,14 @@ BLOCKS = (
      "lanes 0-2 then the opponent's; their items (2 per lane); my hand slots 0-11; attacker, "
      f"defender, effect source; candidates 0-{CANDIDATE_ROWS - 1}"),
     ("zones", (len(ZONES), cf.WIDTH), "sum of the card rows / 10 in: " + ", ".join(ZONES)),
+    ("opponent_known_hand", (KNOWN_ROWS, cf.WIDTH),
+     "card rows of cards known to be in the opponent's hand, latest last: cards they had to "
+     "reveal (3.1.7) and cards that went there from an open zone (returned from the field, "
+     "salvaged from the trash); a row stays until the card leaves their hand"),
 )
+#: blocks added after a layout shipped: a policy made for the layout without them reads
+#: the observation's prefix (agents.policy slices it)
+APPENDED = ("opponent_known_hand",)
 
 
 def _size(shape) -> int:
@@ -164,11 +172,24 @@ for _name, _shape, _ in BLOCKS:
 OBS_SIZE = _o
 del _o, _name, _shape
 
-#: Changes whenever the layout does (block names and shapes, card columns, the action
-#: space); trained policy files record it and refuse to load under another layout.
-LAYOUT_VERSION = __import__("hashlib").sha256(repr((
-    [(n, s) for n, s, _ in BLOCKS], [(n, w) for n, w, _ in cf.COLUMNS], A.N_ACTIONS,
-    cf.VERB_NAMES, cf.KEYWORDS)).encode()).hexdigest()[:12]
+def layout_version(blocks) -> str:
+    """A hash of a layout: block names and shapes, card columns, the action space."""
+    return __import__("hashlib").sha256(repr((
+        [(n, s) for n, s, _ in blocks], [(n, w) for n, w, _ in cf.COLUMNS], A.N_ACTIONS,
+        cf.VERB_NAMES, cf.KEYWORDS)).encode()).hexdigest()[:12]
+
+
+#: Changes whenever the layout does; trained policy files record it and refuse to load
+#: under a layout they cannot read.
+LAYOUT_VERSION = layout_version(BLOCKS)
+#: every layout a policy file may name -> the observation size that policy reads: this one,
+#: and this one without the blocks appended since (its prefix)
+READABLE_LAYOUTS = {LAYOUT_VERSION: OBS_SIZE}
+_k = len(BLOCKS)
+while _k > 0 and BLOCKS[_k - 1][0] in APPENDED:
+    _k -= 1
+    READABLE_LAYOUTS[layout_version(BLOCKS[:_k])] = OFFSETS[BLOCKS[_k][0]]
+del _k
 
 
 
@@ -204,8 +225,10 @@ class Encoder:
         self.bufs = [np.zeros(OBS_SIZE, dtype=np.float32) for _ in range(2)]
         c, z = OFFSETS["cards"], OFFSETS["zones"]
         self._head = [b[OFFSETS["seat"]:c] for b in self.bufs]   # values are all rewritten
+        k = OFFSETS["opponent_known_hand"]
         self._cards = [b[c:z].reshape(CARD_ROWS, cf.WIDTH) for b in self.bufs]
-        self._zones = [b[z:].reshape(len(ZONES), cf.WIDTH) for b in self.bufs]
+        self._zones = [b[z:k].reshape(len(ZONES), cf.WIDTH) for b in self.bufs]
+        self._known = [b[k:].reshape(KNOWN_ROWS, cf.WIDTH) for b in self.bufs]
         self._nrows = self.table.matrix.shape[0]
         # a zone of at most this many cards cannot sum past the bounds (rows are <= 1/10th)
         peak = float(np.abs(self.table.tenth).max()) or 1.0
@@ -228,6 +251,7 @@ class Encoder:
 
     def _forget(self) -> None:
         self._last_rows: list = [None, None]         # per observer: card rows last written
+        self._last_known: list = [None, None]        # per observer: known-hand rows written
         # zone summaries, shared by both observers: index kind * 2 + owner for
         # (trash, damage, skill) x (player 0, player 1); contents seen, sums, versions
         self._zlist: list = [[] for _ in range(6)]
@@ -444,6 +468,13 @@ class Encoder:
         if rows != self._last_rows[p]:
             self._last_rows[p] = rows
             tb.matrix.take(rows, 0, self._cards[p], "clip")   # 'clip' writes out unbuffered
+        known, lk = g.known[o], self._last_known[p]
+        if known or lk != []:                       # None: this buffer's rows are unknown
+            krows = [rowof[i] for i in known[-KNOWN_ROWS:]]
+            if krows != lk:
+                self._last_known[p] = krows
+                tb.matrix.take(krows + [0] * (KNOWN_ROWS - len(krows)), 0, self._known[p],
+                               "clip")
         if big:
             vals = [OBS_HIGH if v > OBS_HIGH else OBS_LOW if v < OBS_LOW else v for v in vals]
         buf[:_NVALUES] = vals
@@ -545,10 +576,17 @@ of their data (a card row, below), not ids, so a policy can read cards it was no
 on.  All card rows form one `({CARD_ROWS}, {cf.WIDTH})` block (`cards`) so a network may share
 weights across card slots: `obs[OFFSETS["cards"]:OFFSETS["zones"]].reshape({CARD_ROWS}, {cf.WIDTH})`.
 
-Values are scaled to about [-1, 1]; the space is `Box(-10, 10)`.  Not shown: more than
-{HAND_ROWS} hand cards, {ITEM_ROWS} items per unit and {CANDIDATE_ROWS} pick candidates (their ids stay
-legal in the mask).  Not remembered: cards the observer saw go into the opponent's hand (the
-observation describes the current position, not the history).
+Values are scaled to about [-1, 1]; every value is clipped into the space, `Box(-10, 10)`
+(the bundled pool stays within about ±3 in random play; only custom cards with extreme
+numbers come near the bounds).  Not shown: more than {HAND_ROWS} hand
+cards, {ITEM_ROWS} items per unit, {CANDIDATE_ROWS} pick candidates (their ids stay legal in the mask) and
+more than {KNOWN_ROWS} known cards in the opponent's hand.  The one piece of memory: cards known to
+be in the opponent's hand (`opponent_known_hand`) -- a card they had to reveal (3.1.7) or one
+that went there from an open zone -- until it leaves their hand.
+
+Layout `8ec8ba45303d` (the one `nv1-ppo` was trained for) is this layout without the
+`opponent_known_hand` block: a policy file made for it reads the first
+{READABLE_LAYOUTS.get("8ec8ba45303d", 0)} values.
 
 ```python
 from nivel_env.env.encoder import OFFSETS, OBS_SIZE   # block name -> first index

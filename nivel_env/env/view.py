@@ -38,7 +38,9 @@ class ObservationView:
                              f"shape {obs.shape}")
         self.obs = obs
         self.cards = obs[_O["cards"]:_O["zones"]].reshape(E.CARD_ROWS, cf.WIDTH)
-        self.zones = obs[_O["zones"]:].reshape(len(E.ZONES), cf.WIDTH)
+        self.zones = obs[_O["zones"]:_O["opponent_known_hand"]].reshape(len(E.ZONES), cf.WIDTH)
+        #: rows of cards known to be in the opponent's hand (column 0 is 1 where one is)
+        self.known = obs[_O["opponent_known_hand"]:].reshape(E.KNOWN_ROWS, cf.WIDTH)
         self._fv = obs[_O["field_values"]:_O["seat"]].reshape(6, len(E.FIELD_VALUES))
         self._ff = obs[_O["field_flags"]:_O["hand_slots"]].reshape(6, len(E.FIELD_FLAGS))
         self._cand = obs[_O["candidate_slots"]:_O["cards"]].reshape(E.CANDIDATE_ROWS,
