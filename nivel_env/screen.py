@@ -102,6 +102,9 @@ def board(g, viewer: int, reveal: bool = False, names=("You", "Opponent")) -> Gr
     parts = [head, _side_summary(g, opp, names[1])]
     if reveal and g.hand[opp]:
         parts.append(hand_table(g, opp, f"{names[1]}'s hand"))
+    elif g.known[opp]:                 # revealed (3.1.7) or returned from an open zone
+        parts.append(Text("  known in their hand: " + ", ".join(
+            g.card(i).name for i in g.known[opp]), style="magenta"))
     parts += [lanes, _side_summary(g, viewer, names[0]),
               hand_table(g, viewer, f"{names[0]}'s hand")]
     if g.result is not None:
