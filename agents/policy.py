@@ -268,6 +268,24 @@ class PolicyAgent:
     def reset(self) -> None:
         pass
 
+    def act_batch(self, observations, action_masks) -> np.ndarray:
+        """Moves for a batch of positions in one forward pass (what batched self-play
+        calls); the same choices ``act`` makes row by row, for the same generator draws."""
+        masks = np.asarray(action_masks).astype(bool)
+        if (~masks.any(axis=1)).any():
+            raise ValueError("PolicyAgent.act_batch: a mask has no legal action")
+        logits = self._logits(observations, masks)
+        out = np.zeros(len(masks), dtype=np.int64)
+        for r in range(len(masks)):
+            legal = np.flatnonzero(masks[r])
+            if legal.size == 1:
+                out[r] = legal[0]
+            elif self.random_share and self.rng.random() < self.random_share:
+                out[r] = legal[self.rng.integers(legal.size)]
+            else:
+                out[r] = self._pick(legal, logits[r])
+        return out
+
     def act(self, observation, action_mask) -> int:
         mask = np.asarray(action_mask).astype(bool)
         legal = np.flatnonzero(mask)
@@ -277,11 +295,18 @@ class PolicyAgent:
             return int(legal[0])
         if self.random_share and self.rng.random() < self.random_share:
             return int(legal[self.rng.integers(legal.size)])
+        return self._pick(legal, self._logits(observation, mask.reshape(1, -1))[0])
+
+    def _logits(self, observations, masks) -> np.ndarray:
+        k = len(masks)
         with th.no_grad():
-            obs = th.as_tensor(np.asarray(observation, dtype=np.float32)).reshape(1, -1)
+            obs = th.as_tensor(np.asarray(observations, dtype=np.float32)).reshape(k, -1)
             obs = obs[:, :self.n_obs]          # a policy of an earlier layout reads its prefix
-            dist = self.policy.get_distribution(obs, action_masks=mask.reshape(1, -1))
-            logits = dist.distribution.logits[0].numpy()
+            dist = self.policy.get_distribution(obs, action_masks=masks)
+            return dist.distribution.logits.numpy()
+
+    def _pick(self, legal, logits) -> int:
+        """Greedy at temperature 0, else a draw from the tempered legal distribution."""
         if self.temperature <= 0:
             return int(legal[np.argmax(logits[legal])])
         z = logits[legal] / self.temperature

@@ -1,0 +1,162 @@
+"""A Stable-Baselines3 ``VecEnv`` over ``GameBatch``: the learner against an opponent pool.
+
+Every game has one learner seat; the other seat is played by a member of ``opponents``
+(drawn per deal with ``weights``).  ``step_wait`` applies the learner's moves, then
+answers every game waiting on an opponent with one batched call per member --
+``member.act_batch(observations, masks)`` when it has one (a policy: one forward for all
+its games), else its ``act`` row by row -- until every game waits on the learner again.
+sb3-contrib's MaskablePPO trains on it unchanged (``env_method("action_masks")``).
+
+    from sb3_contrib import MaskablePPO
+    from agents import HeuristicAgent, RandomAgent
+    from nivel_env.vector_sb3 import SelfPlayVecEnv
+    venv = SelfPlayVecEnv(64, opponents=[RandomAgent(0), HeuristicAgent(0)], seed=0)
+    MaskablePPO("MlpPolicy", venv, n_steps=64).learn(10_000)
+"""
+from __future__ import annotations
+
+import numpy as np
+from gymnasium import spaces
+from stable_baselines3.common.vec_env.base_vec_env import VecEnv
+
+from .engine import N_ACTIONS
+from .env.encoder import observation_box
+from .vector import GameBatch
+
+
+def act_batch(agent, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """Moves of ``agent`` for a batch of rows: its ``act_batch`` if it has one, else ``act``
+    row by row (``None`` for observations when it does not read them)."""
+    if hasattr(agent, "act_batch"):
+        return np.asarray(agent.act_batch(obs, masks), dtype=np.int64)
+    see = getattr(agent, "needs_observation", True)
+    return np.array([agent.act(obs[k] if see else None, masks[k]) for k in range(len(masks))],
+                    dtype=np.int64)
+
+
+class SelfPlayVecEnv(VecEnv):
+    """N games in this process as an SB3 VecEnv; the opponent seat played by ``opponents``.
+
+    Args:
+        n: games.
+        opponents: agents (``act`` or ``act_batch``); default: one uniform random agent.
+        weights: how often each member is drawn per deal (default: equal).
+        seed: seeds the deals and the member draws; ``reset`` restarts from it.
+        decks, deck_pool, config, card_db, seat: as for ``GameBatch``.
+    """
+
+    def __init__(self, n: int, opponents=None, weights=None, seed: int | None = None,
+                 decks=None, deck_pool=None, config=None, card_db=None, seat="random"):
+        if opponents is None:
+            from agents import RandomAgent
+            opponents = [RandomAgent(seed)]
+        self.opponents = list(opponents)
+        if not self.opponents:
+            raise ValueError("SelfPlayVecEnv: give at least one opponent")
+        w = np.ones(len(self.opponents)) if weights is None else np.asarray(weights, float)
+        if w.shape != (len(self.opponents),) or (w < 0).any() or w.sum() <= 0:
+            raise ValueError(f"SelfPlayVecEnv: weights must be {len(self.opponents)} "
+                             f"non-negative numbers, not all 0, got {weights!r}")
+        self.weights = w / w.sum()
+        self.batch = GameBatch(n, decks=decks, deck_pool=deck_pool, config=config,
+                               card_db=card_db, seat=seat)
+        self._seed = seed
+        self._rng = np.random.default_rng(seed)
+        self.member = np.zeros(n, dtype=np.int64)
+        self._actions = np.zeros(n, dtype=np.int64)
+        self.render_mode = None
+        super().__init__(n, observation_box(), spaces.Discrete(N_ACTIONS))
+
+    # ------------------------------------------------------------------ VecEnv
+    def reset(self):
+        seed = self._seeds[0] if any(s is not None for s in self._seeds) else self._seed
+        self._seeds = [None] * self.num_envs
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        self.batch.reset(seed=seed)
+        self.member[:] = self._draw(self.num_envs)
+        for m in self.opponents:
+            if hasattr(m, "reset"):
+                m.reset()
+        done, reward = np.zeros(self.num_envs, bool), np.zeros(self.num_envs, np.float32)
+        self._play_opponents(done, reward)
+        return self.batch.obs.copy()
+
+    def step_async(self, actions) -> None:
+        self._actions[:] = np.asarray(actions).reshape(-1)
+
+    def step_wait(self):
+        b = self.batch
+        b.step(self._actions)                 # every game waits on the learner here
+        done, reward = b.done.copy(), b.reward.copy()
+        trunc = b.truncated.copy()
+        self._redraw(b.done)
+        self._play_opponents(done, reward, trunc)
+        obs = b.obs.copy()
+        infos = [{} for _ in range(self.num_envs)]
+        for i in np.flatnonzero(done):
+            # the episode's last learner view is gone with the deal; SB3 only reads this
+            # to bootstrap truncated episodes
+            infos[i] = {"terminal_observation": obs[i], "TimeLimit.truncated": bool(trunc[i]),
+                        "returns": b.last_returns[i], "opponent": int(self._last_member[i])}
+        return obs, reward, done, infos
+
+    def _draw(self, k: int) -> np.ndarray:
+        return self._rng.choice(len(self.opponents), size=k, p=self.weights)
+
+    def _redraw(self, which) -> None:
+        self._last_member = self.member.copy()
+        idx = np.flatnonzero(which)
+        if idx.size:
+            self.member[idx] = self._draw(idx.size)
+
+    def _play_opponents(self, done, reward, trunc=None) -> None:
+        """Move for the opponents until every game waits on the learner; a game the
+        opponent finishes counts for this step (its deal is replaced)."""
+        b = self.batch
+        if not hasattr(self, "_last_member"):
+            self._last_member = self.member.copy()
+        while True:
+            waiting = ~b.learner_to_act
+            if not waiting.any():
+                return
+            acts = self._actions
+            for k, m in enumerate(self.opponents):
+                rows = waiting & (self.member == k)
+                if rows.any():
+                    acts[rows] = act_batch(m, b.obs[rows], b.mask[rows])
+            b.step(acts, which=waiting)
+            ended = b.done
+            if ended.any():
+                done |= ended
+                reward[ended] = b.reward[ended]
+                if trunc is not None:
+                    trunc |= b.truncated
+                self._redraw(ended)
+
+    def action_masks(self) -> np.ndarray:
+        return self.batch.mask.copy()
+
+    def close(self) -> None:
+        pass
+
+    def get_attr(self, attr_name, indices=None):
+        return [getattr(self, attr_name) for _ in self._get_indices(indices)]
+
+    def set_attr(self, attr_name, value, indices=None) -> None:
+        setattr(self, attr_name, value)
+
+    def env_method(self, method_name, *args, indices=None, **kwargs):
+        idx = list(self._get_indices(indices))
+        if method_name == "action_masks":
+            return [self.batch.mask[i].copy() for i in idx]
+        return [getattr(self, method_name)(*args, **kwargs) for _ in idx]
+
+    def env_is_wrapped(self, wrapper_class, indices=None):
+        return [False for _ in self._get_indices(indices)]
+
+    def has_attr(self, attr_name) -> bool:
+        return hasattr(self, attr_name)
+
+
+__all__ = ["SelfPlayVecEnv", "act_batch"]
