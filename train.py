@@ -14,6 +14,10 @@ run in parallel across the machine's cores.  Writes to ``--out``:
 
     python train.py --quick                                  # about a minute, smoke test
     python train.py --total-steps 3000000 --out runs/nv1     # a real run
+    python train.py --out runs/nv1 --resume                  # continue it (--force: restart)
+
+An --out that already holds a run is refused without --resume or --force.  The device is
+CUDA when present (--device cpu to keep to the CPU); it is printed and kept in train.json.
 """
 from __future__ import annotations
 
@@ -85,6 +89,10 @@ def main(argv=None) -> int:
                     help="learning rate (default 3e-4; with --resume, the checkpoint's unless "
                          "given)")
     ap.add_argument("--resume", action="store_true", help="continue from the latest checkpoint")
+    ap.add_argument("--force", action="store_true",
+                    help="start afresh in an --out that holds a run (its files are replaced)")
+    ap.add_argument("--device", default="auto",
+                    help="torch device: auto (CUDA when present, else CPU), cpu, cuda, cuda:1 ...")
     ap.add_argument("--quick", action="store_true", help="a tiny run (about a minute)")
     ap.add_argument("--no-progress", action="store_true")
     args = ap.parse_args(argv)
@@ -95,6 +103,19 @@ def main(argv=None) -> int:
     if args.quick:
         args.n_steps, args.snapshot_every, args.checkpoint_every = 256, 1024, 2048
         args.eval_every, args.eval_games = 2048, 4
+    out = Path(args.out)
+    owned = ("tb", "checkpoints", "snapshots", "train.json", "policy.pt")
+    held = [n for n in owned if (out / n).exists() and
+            (not (out / n).is_dir() or any((out / n).iterdir()))]
+    if held and not args.resume and not args.force:
+        print(f"train.py: {out} already holds a run ({', '.join(held)}); --resume continues it, "
+              f"--force starts afresh (replacing those files), or choose another --out "
+              f"(two runs in one folder would mix their TensorBoard series)", file=sys.stderr)
+        return 2
+    if held and args.force and not args.resume:
+        import shutil
+        for n in held:
+            (shutil.rmtree if (out / n).is_dir() else os.remove)(out / n)
 
     try:
         import torch as th
@@ -117,17 +138,28 @@ def main(argv=None) -> int:
     except DeckError as e:
         print(f"train.py: {e}", file=sys.stderr)
         return 2
-    out = Path(args.out)
     (out / "snapshots").mkdir(parents=True, exist_ok=True)
     (out / "checkpoints").mkdir(parents=True, exist_ok=True)
+    # one torch thread: the environment processes use the other cores (2.4x faster under
+    # load on 2 cores, README)
     th.set_num_threads(1)
+    device = ("cuda" if th.cuda.is_available() else "cpu") if args.device == "auto" \
+        else args.device
+    try:
+        th.zeros(1, device=device)
+    except (RuntimeError, AssertionError) as e:
+        print(f"train.py: --device {args.device}: {e}", file=sys.stderr)
+        return 2
+    where = th.cuda.get_device_name(th.device(device)) if device.startswith("cuda") else "CPU"
+    print(f"device: {device} ({where}), torch threads: {th.get_num_threads()}")
     factory = [make_env(i, args.seed, names, tuple(args.pool)) for i in range(args.envs)]
     venv = SubprocVecEnv(factory) if args.envs > 1 else DummyVecEnv(factory)
 
     checkpoints = sorted((out / "checkpoints").glob("model_*.zip"),
                          key=lambda p: int(p.stem.split("_")[1]))
     if args.resume and checkpoints:
-        model = MaskablePPO.load(checkpoints[-1], env=venv, tensorboard_log=str(out / "tb"))
+        model = MaskablePPO.load(checkpoints[-1], env=venv, tensorboard_log=str(out / "tb"),
+                                 device=device)
         print(f"resuming from {checkpoints[-1]} ({model.num_timesteps} steps)")
         if args.lr is not None:
             model.learning_rate = args.lr
@@ -140,7 +172,7 @@ def main(argv=None) -> int:
         model = MaskablePPO("MlpPolicy", venv, n_steps=args.n_steps, batch_size=256,
                             n_epochs=4, learning_rate=args.lr or 3e-4, gamma=0.995, gae_lambda=0.95,
                             ent_coef=0.01, policy_kwargs=policy_kwargs(), seed=args.seed,
-                            tensorboard_log=str(out / "tb"), verbose=0)
+                            tensorboard_log=str(out / "tb"), verbose=0, device=device)
 
     timing = {"rollout": 0.0, "update": 0.0}
 
@@ -213,6 +245,7 @@ def main(argv=None) -> int:
     report = {
         "command": command, "total_steps": model.num_timesteps, "decks": names,
         "envs": args.envs, "pool": dict(zip(("random", "heuristic", "snapshots"), args.pool)),
+        "device": f"{device} ({where})", "torch_threads": th.get_num_threads(),
         "wall_seconds": round(wall, 1),
         "steps_per_second": round(steps / wall, 1) if wall else None,
         "share_rollout": round(timing["rollout"] / wall, 3) if wall else None,

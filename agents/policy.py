@@ -301,9 +301,9 @@ class PolicyAgent:
         k = len(masks)
         with th.no_grad():
             obs = th.as_tensor(np.asarray(observations, dtype=np.float32)).reshape(k, -1)
-            obs = obs[:, :self.n_obs]          # a policy of an earlier layout reads its prefix
+            obs = obs[:, :self.n_obs].to(self.policy.device)   # an earlier layout: its prefix
             dist = self.policy.get_distribution(obs, action_masks=masks)
-            return dist.distribution.logits.numpy()
+            return dist.distribution.logits.cpu().numpy()
 
     def _pick(self, legal, logits) -> int:
         """Greedy at temperature 0, else a draw from the tempered legal distribution."""

@@ -165,7 +165,14 @@ def test_train_tiny_run_exports_a_loadable_policy(tmp_path):
     p = run(ROOT / "train.py", "--quick", "--total-steps", "512", "--envs", "1", "--out",
             tmp_path / "run", "--no-progress", cwd=tmp_path)
     assert p.returncode == 0, p.stderr[-3000:]
+    assert "device: cpu" in p.stdout or "device: cuda" in p.stdout
+    assert json.loads((tmp_path / "run" / "train.json").read_text())["device"]
     agent = load_opponent(tmp_path / "run" / "policy.pt")
+    # a second run into the same folder is refused unless told what to do
+    again = run(ROOT / "train.py", "--quick", "--total-steps", "512", "--envs", "1", "--out",
+                tmp_path / "run", "--no-progress", cwd=tmp_path)
+    assert again.returncode == 2 and "already holds a run" in again.stderr
+    assert "--force" in again.stderr and "--resume" in again.stderr
     g = positions(1, 50)[0]
     obs = Encoder(g.db).encode(g, g.current_player, g.legal_actions()).copy()
     assert agent.act(obs, masked(g)) in g.legal_actions()
