@@ -134,7 +134,8 @@ def test_export_and_read_round_trip_plays_the_same(tmp_path):
     from agents.network import policy_kwargs
     from nivel_env import NivelArenaGymEnv
     env = NivelArenaGymEnv(decks=("ember-rush", "stone-bastion"))
-    model = MaskablePPO("MlpPolicy", env, n_steps=32, policy_kwargs=policy_kwargs(), seed=0)
+    model = MaskablePPO("MlpPolicy", env, n_steps=32, policy_kwargs=policy_kwargs(), seed=0,
+                        device="cpu")
     path = export_policy(model, tmp_path / "p.pt", {"command": "test"})
     torch.load(path, weights_only=True)
     agent = PolicyAgent(path)
