@@ -80,6 +80,9 @@ def main(argv=None) -> int:
     ap.add_argument("--checkpoint-every", type=int, default=200_000)
     ap.add_argument("--eval-every", type=int, default=100_000)
     ap.add_argument("--eval-games", type=int, default=50, help="seeds per evaluation (x2 seats)")
+    ap.add_argument("--final-games", type=int, default=None,
+                    help="seeds for the final evaluation (x2 seats; 250 gives Wilson 95%% "
+                         "intervals no wider than +-0.05; 8 with --quick)")
     ap.add_argument("--pool", type=float, nargs=3, default=(0.2, 0.3, 0.5),
                     metavar=("RANDOM", "HEURISTIC", "SNAPSHOTS"),
                     help="how often each kind of opponent is drawn (relative weights; "
@@ -98,6 +101,8 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if args.total_steps is None:
         args.total_steps = 4096 if args.quick else 2_000_000
+    if args.final_games is None:
+        args.final_games = 8 if args.quick else 250
     if any(w < 0 for w in args.pool) or sum(args.pool) <= 0:
         ap.error(f"--pool weights must be >= 0 and not all 0, got {args.pool}")
     if args.quick:
@@ -238,7 +243,13 @@ def main(argv=None) -> int:
     except Exception:                                        # noqa: BLE001 -- workers gone
         pass
     command = "python train.py " + " ".join(sys.argv[1:] if argv is None else argv)
-    final = evaluate_now(args.eval_games, args.seed + 999)
+    from agents.ratings import wilson
+    final = evaluate_now(args.final_games, args.seed + 999)
+    for name, r in final.items():
+        lo, hi = wilson(r["wins"] + 0.5 * r["draws"], r["games"])
+        r["low"], r["high"] = round(lo, 4), round(hi, 4)
+        print(f"final: {r['score']:.3f} [{lo:.3f}, {hi:.3f}] against {name} over {r['games']} "
+              f"seat-swapped games (Wilson 95%)")
     policy_path = export_policy(model, out / "policy.pt",
                                 {"command": command, "decks": names,
                                  "eval": {k: v["score"] for k, v in final.items()}})

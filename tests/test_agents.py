@@ -166,6 +166,9 @@ def test_train_tiny_run_exports_a_loadable_policy(tmp_path):
             tmp_path / "run", "--no-progress", cwd=tmp_path)
     assert p.returncode == 0, p.stderr[-3000:]
     assert "device: cpu" in p.stdout or "device: cuda" in p.stdout
+    assert "final: " in p.stdout and "Wilson 95%" in p.stdout
+    fin = json.loads((tmp_path / "run" / "train.json").read_text())["final_eval"]
+    assert fin["heuristic"]["games"] == 16 and fin["heuristic"]["low"] <= fin["heuristic"]["score"]
     assert json.loads((tmp_path / "run" / "train.json").read_text())["device"]
     agent = load_opponent(tmp_path / "run" / "policy.pt")
     # a second run into the same folder is refused unless told what to do
