@@ -11,8 +11,8 @@ pool only warns (cards are read by their features, so a policy can play a new po
 less well).
 
 Files written by nivel_env 0.1 (format version 1) held pickled Python classes; they are
-refused, and ``python -m agents.policy upgrade OLD.pt NEW.pt --trust`` rewrites one that
-you made yourself into this format.
+refused, and ``python -m agents.policy upgrade OLD.pt NEW.pt`` rewrites one into this
+format without running anything in it.
 """
 from __future__ import annotations
 
@@ -133,8 +133,8 @@ def _load_plain(path: Path, device: str):
         raise PolicyFileError(
             f"{path}: refused -- it holds Python objects ({found.group(1)}), not only weights "
             f"and plain values, and loading it could run code. Policy files from nivel_env 0.1 "
-            f"that you made yourself can be rewritten with: python -m agents.policy upgrade "
-            f"{path} NEW.pt --trust") from None
+            f"can be rewritten, running nothing, with: python -m agents.policy upgrade "
+            f"{path} NEW.pt") from None
     except (RuntimeError, EOFError, OSError, ValueError, zipfile.BadZipFile, KeyError,
             TypeError, AttributeError, IndexError, MemoryError, OverflowError) as e:
         raise PolicyFileError(f"{path}: not a readable policy file "
@@ -315,37 +315,102 @@ class PolicyAgent:
         return int(legal[self.rng.choice(legal.size, p=p)])
 
 
+class _Inert:
+    """Stands in for every class or function a format-1 file names: built and filled
+    from the file's data, it runs nothing.  Only its name is read."""
+
+    qualname = "?"
+
+    def __new__(cls, *args, **kwargs):
+        return object.__new__(cls)
+
+    def __init__(self, *args, **kwargs):
+        pass
+
+    def __setstate__(self, state):
+        pass
+
+
+def _name(x) -> str:
+    """The name a format-1 file gave a class or function (its stand-in's)."""
+    cls = x if isinstance(x, type) else type(x)
+    return cls.qualname if issubclass(cls, _Inert) else repr(x)
+
+
+def _full_name(cls) -> str:
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+def upgrade_policy_file(old: str | Path, new: str | Path) -> Path:
+    """Rewrite a nivel_env 0.1 policy file (format 1, which pickled Python classes) as a
+    plain-data file.  The old file is read with torch's weights-only unpickler, every
+    class or function it names replaced by an inert stand-in, so nothing in it runs; the
+    network shape is rebuilt from those names and the weights' shapes."""
+    old, new = Path(old), Path(new)
+    try:
+        names = th.serialization.get_unsafe_globals_in_checkpoint(old)
+        stubs = [(type(n, (_Inert,), {"qualname": n}), n) for n in names]
+        with th.serialization.safe_globals(stubs):
+            saved = th.load(old, map_location="cpu", weights_only=True)
+    except Exception as e:                        # noqa: BLE001 -- any unreadable file
+        raise PolicyFileError(f"{old}: not a readable policy file ({type(e).__name__}: "
+                              f"{str(e)[:200]})") from None
+    if not isinstance(saved, dict) or saved.get("format") != FORMAT or saved.get("version") != 1:
+        raise PolicyFileError(f"{old}: not a format-1 nivel_env policy file")
+    data, state, meta = saved.get("data"), saved.get("state_dict"), saved.get("meta")
+    if not isinstance(data, dict) or not isinstance(state, dict) or not isinstance(meta, dict):
+        raise PolicyFileError(f"{old}: a format-1 file needs data, state_dict and meta")
+    layout = meta.get("layout_version")
+    if layout not in READABLE_LAYOUTS:
+        raise PolicyFileError(f"{old}: made for observation layout {layout!r}, which this "
+                              f"nivel_env cannot read")
+    by_name = {_full_name(c): n for n, c in ACTIVATIONS.items()}
+    act = by_name.get(_name(data.get("activation_fn")))
+    ext = {_full_name(c): n for n, c in _extractors().items()}.get(
+        _name(data.get("features_extractor_class")))
+    if act is None or ext is None:
+        raise PolicyFileError(f"{old}: activation {_name(data.get('activation_fn'))} or "
+                              f"extractor {_name(data.get('features_extractor_class'))} has no "
+                              f"name here")
+    pi = [k for k in state if k.startswith("pi_features_extractor.")]
+    share = all(th.equal(state[k], state.get("vf" + k[2:], th.empty(0))) for k in pi)
+    net = {"obs_size": READABLE_LAYOUTS[layout],
+           "n_actions": int(state["action_net.weight"].shape[0]),
+           "net_arch": _plain(data.get("net_arch") or [], "net_arch"),
+           "activation": act, "features_extractor": ext,
+           "features_extractor_kwargs": _plain(data.get("features_extractor_kwargs") or {},
+                                               "features_extractor_kwargs"),
+           "share_features_extractor": share, "ortho_init": bool(data.get("ortho_init", True))}
+    _check_network(old, net)
+    policy = build_policy(net)
+    try:
+        policy.load_state_dict({k: v.float() if v.is_floating_point() else v
+                                for k, v in state.items()})
+    except RuntimeError as e:
+        raise PolicyFileError(f"{old}: the weights do not fit the network it describes "
+                              f"({str(e).splitlines()[0][:300]})") from None
+    new.parent.mkdir(parents=True, exist_ok=True)
+    th.save({"format": FORMAT, "version": VERSION, "meta": _plain(meta, "meta"), "network": net,
+             "state_dict": {k: v.half() if v.is_floating_point() else v
+                            for k, v in policy.state_dict().items()}}, new)
+    return new
+
+
 def _upgrade(argv: list[str]) -> int:
-    """``python -m agents.policy upgrade OLD NEW --trust``: rewrite a format-1 file."""
+    """``python -m agents.policy upgrade OLD NEW``: rewrite a format-1 file."""
     import argparse
     ap = argparse.ArgumentParser(prog="python -m agents.policy")
     sub = ap.add_subparsers(dest="cmd", required=True)
     up = sub.add_parser("upgrade", help="rewrite a nivel_env 0.1 policy file (format 1) as a "
-                                        "plain-data file; loading the old file runs its "
-                                        "pickled code, so do it only for files you made")
+                                        "plain-data file; nothing in the old file runs")
     up.add_argument("old")
     up.add_argument("new")
-    up.add_argument("--trust", action="store_true",
-                    help="required: you made OLD yourself (or trust who did)")
     args = ap.parse_args(argv)
-    if not args.trust:
-        print("upgrade: loading a format-1 file can run code; pass --trust if you made it",
-              file=sys.stderr)
+    try:
+        print(f"wrote {upgrade_policy_file(args.old, args.new)}")
+    except PolicyFileError as e:
+        print(f"upgrade: {e}", file=sys.stderr)
         return 2
-    old = th.load(args.old, map_location="cpu", weights_only=False)
-    if not isinstance(old, dict) or old.get("format") != FORMAT or old.get("version") != 1:
-        print(f"upgrade: {args.old} is not a format-1 nivel_env policy file", file=sys.stderr)
-        return 2
-    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
-    policy = MaskableActorCriticPolicy(**old["data"])
-    policy.load_state_dict({k: v.float() if v.is_floating_point() else v
-                            for k, v in old["state_dict"].items()})
-    meta = dict(old.get("meta", {}))
-    th.save({"format": FORMAT, "version": VERSION, "meta": _plain(meta, "meta"),
-             "network": network_spec(policy),
-             "state_dict": {k: v.half() if v.is_floating_point() else v
-                            for k, v in policy.state_dict().items()}}, args.new)
-    print(f"wrote {args.new}")
     return 0
 
 

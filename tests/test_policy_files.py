@@ -154,3 +154,25 @@ def test_export_and_read_round_trip_plays_the_same(tmp_path):
         if done or trunc:
             obs, _ = env.reset()
     assert os.path.getsize(path) < 10 << 20
+
+
+def test_upgrade_rewrites_a_format_1_file_running_nothing(tmp_path):
+    """A nivel_env 0.1 file pickled classes and functions; upgrade reads it with the
+    weights-only loader (inert stand-ins for every name) and writes the same network."""
+    from agents.policy import upgrade_policy_file
+    policy, meta = read_policy_file(SHIPPED)
+    marker = tmp_path / "pwned"
+    data = {**policy._get_constructor_parameters(), "x": _Payload(marker)}
+    old = tmp_path / "old.pt"
+    torch.save({"format": FORMAT, "version": 1, "meta": meta, "data": data,
+                "state_dict": {k: v.half() for k, v in policy.state_dict().items()}}, old)
+    new = upgrade_policy_file(old, tmp_path / "new.pt")
+    assert not marker.exists()
+    a = torch.load(new, weights_only=True)
+    b = torch.load(SHIPPED, weights_only=True)
+    assert a["network"] == b["network"] and a["meta"] == b["meta"]
+    assert all(torch.equal(a["state_dict"][k], b["state_dict"][k]) for k in b["state_dict"])
+    junk = tmp_path / "junk.pt"
+    junk.write_bytes(b"junk")
+    with pytest.raises(PolicyFileError, match="junk.pt"):
+        upgrade_policy_file(junk, tmp_path / "j2.pt")
