@@ -16,6 +16,8 @@ from ..engine.errors import IllegalActionError
 
 def action_id(action, where: str) -> int:
     """``action`` as a plain int, or ``IllegalActionError`` saying what was passed."""
+    if type(action) is int:                          # the common case, on every step
+        return action
     if isinstance(action, (bool, np.bool_)) or not isinstance(action, numbers.Integral):
         if isinstance(action, np.ndarray) and action.shape == () and \
                 np.issubdtype(action.dtype, np.integer):
