@@ -208,6 +208,14 @@ def read_policy_file(path: str | Path, device: str = "cpu"):
         warnings.warn(f"{path}: trained on card pool {meta.get('card_pool_version')}, playing "
                       f"pool {pool}; it reads cards by their features, but may play new cards "
                       f"less well", stacklevel=2)
+    policy = _network_with_weights(path, net, state)
+    policy.to(device)
+    policy.set_training_mode(False)
+    return policy, meta
+
+
+def _network_with_weights(path, net: dict, state: dict):
+    """The network ``net`` describes, with ``state``'s weights (float16 files widened)."""
     policy = build_policy(net)
     try:
         policy.load_state_dict({k: v.float() if v.is_floating_point() else v
@@ -215,9 +223,7 @@ def read_policy_file(path: str | Path, device: str = "cpu"):
     except RuntimeError as e:
         raise PolicyFileError(f"{path}: the weights do not fit the network it describes "
                               f"({str(e).splitlines()[0][:300]})") from None
-    policy.to(device)
-    policy.set_training_mode(False)
-    return policy, meta
+    return policy
 
 
 def build_policy(net: dict):
@@ -382,13 +388,7 @@ def upgrade_policy_file(old: str | Path, new: str | Path) -> Path:
                                                "features_extractor_kwargs"),
            "share_features_extractor": share, "ortho_init": bool(data.get("ortho_init", True))}
     _check_network(old, net)
-    policy = build_policy(net)
-    try:
-        policy.load_state_dict({k: v.float() if v.is_floating_point() else v
-                                for k, v in state.items()})
-    except RuntimeError as e:
-        raise PolicyFileError(f"{old}: the weights do not fit the network it describes "
-                              f"({str(e).splitlines()[0][:300]})") from None
+    policy = _network_with_weights(old, net, state)
     new.parent.mkdir(parents=True, exist_ok=True)
     th.save({"format": FORMAT, "version": VERSION, "meta": _plain(meta, "meta"), "network": net,
              "state_dict": {k: v.half() if v.is_floating_point() else v
