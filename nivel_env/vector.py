@@ -39,10 +39,12 @@ class GameBatch:
         decks, deck_pool, config, card_db: as for the environments (a fixed pair, or a
             pool to draw a pair from per game).
         seat: the learner's seat, ``0``, ``1`` or ``"random"`` (drawn per deal).
+        out: optional ``(observations, masks)`` arrays of shapes ``(n, OBS_SIZE)`` float32
+            and ``(n, 337)`` bool to write into (e.g. views of shared memory).
     """
 
     def __init__(self, n: int, decks=None, deck_pool=None, config: RuleConfig | None = None,
-                 card_db=None, seat="random"):
+                 card_db=None, seat="random", out=None):
         if not isinstance(n, int) or isinstance(n, bool) or n < 1:
             raise ValueError(f"GameBatch: n must be a positive whole number, got {n!r}")
         if seat not in (0, 1, "random"):
@@ -53,8 +55,13 @@ class GameBatch:
         self._decks = DeckChoice(decks, deck_pool, card_db, "GameBatch")
         db = self._decks.card_db
         self.encoders = [Encoder(db) for _ in range(n)]     # per game: their caches follow it
-        self.obs = np.zeros((n, OBS_SIZE), dtype=np.float32)
-        self.mask = np.zeros((n, N_ACTIONS), dtype=bool)
+        if out is None:
+            out = (np.zeros((n, OBS_SIZE), dtype=np.float32), np.zeros((n, N_ACTIONS), bool))
+        self.obs, self.mask = out
+        if self.obs.shape != (n, OBS_SIZE) or self.obs.dtype != np.float32 \
+                or self.mask.shape != (n, N_ACTIONS) or self.mask.dtype != bool:
+            raise ValueError(f"GameBatch: out must be ({n}, {OBS_SIZE}) float32 and "
+                             f"({n}, {N_ACTIONS}) bool arrays")
         self.actor = np.zeros(n, dtype=np.int8)            # seat each game waits on
         self.learner_seat = np.zeros(n, dtype=np.int8)
         #: set by step(): the game finished on this step (and was dealt anew), with the

@@ -6,6 +6,9 @@ answers every game waiting on an opponent with one batched call per member --
 ``member.act_batch(observations, masks)`` when it has one (a policy: one forward for all
 its games), else its ``act`` row by row -- until every game waits on the learner again.
 sb3-contrib's MaskablePPO trains on it unchanged (``env_method("action_masks")``).
+``set_opponents`` changes the pool while games are under way (games keep the member they
+were dealt until they end); ``env_seconds`` and ``opponent_seconds`` add up the time spent
+in the games (engine, encoder, bookkeeping) and in the opponents' moves.
 
     from sb3_contrib import MaskablePPO
     from agents import HeuristicAgent, RandomAgent
@@ -14,6 +17,8 @@ sb3-contrib's MaskablePPO trains on it unchanged (``env_method("action_masks")``
     MaskablePPO("MlpPolicy", venv, n_steps=64).learn(10_000)
 """
 from __future__ import annotations
+
+import time
 
 import numpy as np
 from gymnasium import spaces
@@ -34,6 +39,11 @@ def act_batch(agent, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
                     dtype=np.int64)
 
 
+def label_of(agent) -> str:
+    """A short name for an opponent in infos and logs: its ``label``, else its class."""
+    return str(getattr(agent, "label", None) or type(agent).__name__)
+
+
 class SelfPlayVecEnv(VecEnv):
     """N games in this process as an SB3 VecEnv; the opponent seat played by ``opponents``.
 
@@ -42,90 +52,138 @@ class SelfPlayVecEnv(VecEnv):
         opponents: agents (``act`` or ``act_batch``); default: one uniform random agent.
         weights: how often each member is drawn per deal (default: equal).
         seed: seeds the deals and the member draws; ``reset`` restarts from it.
-        decks, deck_pool, config, card_db, seat: as for ``GameBatch``.
+        decks, deck_pool, config, card_db, seat, out: as for ``GameBatch``.
     """
 
     def __init__(self, n: int, opponents=None, weights=None, seed: int | None = None,
-                 decks=None, deck_pool=None, config=None, card_db=None, seat="random"):
+                 decks=None, deck_pool=None, config=None, card_db=None, seat="random",
+                 out=None):
         if opponents is None:
             from agents import RandomAgent
             opponents = [RandomAgent(seed)]
         self.opponents = list(opponents)
         if not self.opponents:
             raise ValueError("SelfPlayVecEnv: give at least one opponent")
-        w = np.ones(len(self.opponents)) if weights is None else np.asarray(weights, float)
-        if w.shape != (len(self.opponents),) or (w < 0).any() or w.sum() <= 0:
-            raise ValueError(f"SelfPlayVecEnv: weights must be {len(self.opponents)} "
-                             f"non-negative numbers, not all 0, got {weights!r}")
-        self.weights = w / w.sum()
+        self.weights = self._check_weights(self.opponents, weights)
+        self.env_seconds = 0.0
+        self.opponent_seconds = 0.0
         self.batch = GameBatch(n, decks=decks, deck_pool=deck_pool, config=config,
-                               card_db=card_db, seat=seat)
+                               card_db=card_db, seat=seat, out=out)
         self._seed = seed
         self._rng = np.random.default_rng(seed)
         self.member = np.zeros(n, dtype=np.int64)
+        self._ended_with: list = [None] * n
         self._actions = np.zeros(n, dtype=np.int64)
         self.render_mode = None
         super().__init__(n, observation_box(), spaces.Discrete(N_ACTIONS))
+
+    @staticmethod
+    def _check_weights(opponents, weights) -> np.ndarray:
+        w = np.ones(len(opponents)) if weights is None else np.asarray(weights, float)
+        if w.shape != (len(opponents),) or not np.isfinite(w).all() or (w < 0).any() \
+                or w.sum() <= 0:
+            raise ValueError(f"SelfPlayVecEnv: weights must be {len(opponents)} "
+                             f"non-negative numbers, not all 0, got {weights!r}")
+        return w / w.sum()
+
+    def set_opponents(self, opponents, weights=None) -> None:
+        """Draw later deals' opponents from ``opponents`` (with ``weights``).  A game under
+        way keeps the member it was dealt, even one no longer in the pool, until it ends."""
+        new = list(opponents)
+        w = self._check_weights(new, weights)
+        live = {int(k) for k in self.member}
+        retiring = [self.opponents[k] for k in sorted(live)
+                    if not any(self.opponents[k] is m for m in new)]
+        merged = new + retiring
+        where = {id(m): j for j, m in enumerate(merged)}
+        self.member[:] = [where[id(self.opponents[k])] for k in self.member]
+        self.opponents = merged
+        self.weights = np.concatenate([w, np.zeros(len(retiring))])
 
     # ------------------------------------------------------------------ VecEnv
     def reset(self):
         seed = self._seeds[0] if any(s is not None for s in self._seeds) else self._seed
         self._seeds = [None] * self.num_envs
+        self.restart(seed)
+        return self.batch.obs.copy()
+
+    def restart(self, seed) -> None:
+        """Deal every game anew from ``seed`` and play the opponents' opening moves."""
         if seed is not None:
             self._rng = np.random.default_rng(seed)
+        t = time.perf_counter()
         self.batch.reset(seed=seed)
+        self.env_seconds += time.perf_counter() - t
         self.member[:] = self._draw(self.num_envs)
         for m in self.opponents:
             if hasattr(m, "reset"):
                 m.reset()
         done, reward = np.zeros(self.num_envs, bool), np.zeros(self.num_envs, np.float32)
         self._play_opponents(done, reward)
-        return self.batch.obs.copy()
 
     def step_async(self, actions) -> None:
         self._actions[:] = np.asarray(actions).reshape(-1)
 
     def step_wait(self):
+        done, reward, trunc = self.advance(self._actions)
+        obs = self.batch.obs.copy()
+        infos = [{} for _ in range(self.num_envs)]
+        for i, info in self.end_infos(done, trunc).items():
+            infos[i] = {"terminal_observation": obs[i], **info}
+        return obs, reward, done, infos
+
+    def advance(self, actions):
+        """The learner's moves, then the opponents' until every game waits on the learner
+        again; (done, reward, truncated) arrays.  Observations are left in
+        ``batch.obs`` (not copied)."""
         b = self.batch
-        b.step(self._actions)                 # every game waits on the learner here
+        t = time.perf_counter()
+        b.step(actions)                       # every game waits on the learner here
+        self.env_seconds += time.perf_counter() - t
         done, reward = b.done.copy(), b.reward.copy()
         trunc = b.truncated.copy()
         self._redraw(b.done)
         self._play_opponents(done, reward, trunc)
-        obs = b.obs.copy()
-        infos = [{} for _ in range(self.num_envs)]
-        for i in np.flatnonzero(done):
-            # the episode's last learner view is gone with the deal; SB3 only reads this
-            # to bootstrap truncated episodes
-            infos[i] = {"terminal_observation": obs[i], "TimeLimit.truncated": bool(trunc[i]),
-                        "returns": b.last_returns[i], "opponent": int(self._last_member[i])}
-        return obs, reward, done, infos
+        return done, reward, trunc
+
+    def end_infos(self, done, trunc) -> dict:
+        """Game index -> info for the games that ended on this step.  (The episode's last
+        learner view is gone with the deal, so SB3's ``terminal_observation`` is the new
+        deal's first; SB3 only reads it to bootstrap games the turn cap cut short.)"""
+        return {int(i): {"TimeLimit.truncated": bool(trunc[i]),
+                         "returns": self.batch.last_returns[i],
+                         "opponent": self._ended_with[i]} for i in np.flatnonzero(done)}
 
     def _draw(self, k: int) -> np.ndarray:
         return self._rng.choice(len(self.opponents), size=k, p=self.weights)
 
     def _redraw(self, which) -> None:
-        self._last_member = self.member.copy()
+        """New members for the games that just ended (their old one's label is kept for
+        this step's infos)."""
         idx = np.flatnonzero(which)
         if idx.size:
+            for i in idx:
+                self._ended_with[i] = label_of(self.opponents[self.member[i]])
             self.member[idx] = self._draw(idx.size)
 
     def _play_opponents(self, done, reward, trunc=None) -> None:
         """Move for the opponents until every game waits on the learner; a game the
         opponent finishes counts for this step (its deal is replaced)."""
         b = self.batch
-        if not hasattr(self, "_last_member"):
-            self._last_member = self.member.copy()
         while True:
             waiting = ~b.learner_to_act
             if not waiting.any():
                 return
             acts = self._actions
+            t0 = time.perf_counter()
             for k, m in enumerate(self.opponents):
                 rows = waiting & (self.member == k)
                 if rows.any():
                     acts[rows] = act_batch(m, b.obs[rows], b.mask[rows])
+            t1 = time.perf_counter()
             b.step(acts, which=waiting)
+            self.opponent_seconds += t1 - t0
+            self.env_seconds += time.perf_counter() - t1
             ended = b.done
             if ended.any():
                 done |= ended
@@ -159,4 +217,4 @@ class SelfPlayVecEnv(VecEnv):
         return hasattr(self, attr_name)
 
 
-__all__ = ["SelfPlayVecEnv", "act_batch"]
+__all__ = ["SelfPlayVecEnv", "act_batch", "label_of"]
