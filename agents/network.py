@@ -7,7 +7,12 @@ small (a few hundred thousand parameters instead of two million for a plain MLP 
 """
 from __future__ import annotations
 
+from functools import partial
+from types import SimpleNamespace
+
+import numpy as np
 import torch as th
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from gymnasium import spaces
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
@@ -53,3 +58,199 @@ class CardSetExtractor(BaseFeaturesExtractor):
 def policy_kwargs() -> dict:
     return {"features_extractor_class": CardSetExtractor,
             "net_arch": {"pi": [128], "vf": [128]}}
+
+
+# ---------------------------------------------------------------------------- pointer
+# Which card row each action names (the rows of the ``cards`` block), and the action
+# "type" whose query scores it.  An action may name a second row (the unit it would meet,
+# the attacker it answers) scored by a second type; -1: no row.
+def _pointer_tables():
+    from nivel_env.engine import actions as A
+    from nivel_env.env import encoder as E
+    n = A.N_ACTIONS
+    rows = np.full((2, n), -1, dtype=np.int64)
+    types = np.zeros((2, n), dtype=np.int64)
+    names: list = []
+
+    def kind(name: str) -> int:
+        if name not in names:
+            names.append(name)
+        return names.index(name)
+
+    for h in range(E.HAND_ROWS):                       # play hand card h to target t
+        for t in range(A.PLAY_TARGETS):
+            a = A.play_id(h, t)
+            rows[0, a], types[0, a] = E.ROW_HAND + h, kind(f"play_{t}")
+    for src in range(A.ACTIVATE_SOURCES):              # leader, then my units' lanes
+        for s in range(A.ACTIVATE_SLOTS):
+            a = A.activate_id(src, s)
+            rows[0, a] = E.ROW_LEADERS if src == 0 else E.ROW_UNITS + src - 1
+            types[0, a] = kind(f"activate_{s}")
+    attacker = E.ROW_REFS
+    for lane in range(3):
+        mine, theirs = E.ROW_UNITS + lane, E.ROW_UNITS + 3 + lane
+        for base, name, second in ((A.ATTACK, "attack", theirs), (A.DEFEND, "defend", attacker),
+                                   (A.GUARDIAN, "guardian", attacker)):
+            rows[0, base + lane], types[0, base + lane] = mine, kind(name)
+            rows[1, base + lane], types[1, base + lane] = second, kind(name + "_against")
+    for i in range(E.CANDIDATE_ROWS):
+        rows[0, A.PICK + i], types[0, A.PICK + i] = E.ROW_CANDS + i, kind("pick")
+    return rows, types, names
+
+
+class PointerExtractor(BaseFeaturesExtractor):
+    """Card rows read as a set; features for a pointer-style action head.
+
+    Every card row (with the slot facts that belong to it: a hand slot's playable targets,
+    a candidate's facts, a lane's values and flags) goes through one shared row encoder
+    plus a learnt embedding of its position.  The trunk reads the global values, the
+    leaders, units and battle references in place, and the items, hand, candidates and
+    known opponent cards as pooled sets (sum and max over the cards there).  Its output is
+    the trunk's features followed by one key per card row, which ``PointerHead`` scores
+    actions against.
+    """
+
+    def __init__(self, observation_space: spaces.Box, card_dim: int = 64, key_dim: int = 32,
+                 trunk_dim: int = 256, zone_dim: int = 16):
+        from nivel_env.env import encoder as E
+        n_obs = observation_space.shape[0] if len(observation_space.shape) == 1 else -1
+        if n_obs not in READABLE_LAYOUTS.values():
+            raise ValueError(f"PointerExtractor: observation shape {observation_space.shape} is "
+                             f"not this layout's ({OBS_SIZE},) nor an earlier one's")
+        super().__init__(observation_space, trunk_dim + CARD_ROWS * key_dim)
+        self.trunk_dim, self.key_dim = trunk_dim, key_dim
+        O = OFFSETS
+        self.glob = O["hand_slots"]                         # values and flags before slots
+        self.hand_at, self.cand_at = O["hand_slots"], O["candidate_slots"]
+        self.cards_at, self.zones_at, self.known_at = O["cards"], O["zones"], \
+            O["opponent_known_hand"]
+        self.reads_known = n_obs > self.known_at
+        self.n_hand = len(E.HAND_FEATURES)
+        self.n_cand = len(E.CANDIDATE_FEATURES)
+        self.lane_values = (O["field_values"], len(E.FIELD_VALUES))
+        self.lane_flags = (O["field_flags"], len(E.FIELD_FLAGS))
+        self.layout = {k: getattr(E, k) for k in (
+            "ROW_UNITS", "ROW_ITEMS", "ROW_HAND", "ROW_REFS", "ROW_CANDS", "ITEM_ROWS",
+            "HAND_ROWS", "CANDIDATE_ROWS")}
+        self.card = nn.Linear(cf.WIDTH, card_dim)
+        self.hand_extra = nn.Linear(self.n_hand, card_dim, bias=False)
+        self.cand_extra = nn.Linear(self.n_cand, card_dim, bias=False)
+        self.lane_extra = nn.Linear(self.lane_values[1] + self.lane_flags[1], card_dim,
+                                    bias=False)
+        # where a row is: each leader, lane and battle reference its own place; the cards
+        # of one set (a side's items, the hand, the candidates) share one, so the set reads
+        # the same in any order
+        place = list(range(E.ROW_ITEMS)) + [E.ROW_ITEMS] * (3 * E.ITEM_ROWS) \
+            + [E.ROW_ITEMS + 1] * (3 * E.ITEM_ROWS) + [E.ROW_ITEMS + 2] * E.HAND_ROWS \
+            + list(range(E.ROW_ITEMS + 3, E.ROW_ITEMS + 6)) \
+            + [E.ROW_ITEMS + 6] * E.CANDIDATE_ROWS
+        assert len(place) == CARD_ROWS
+        self.register_buffer("place", th.as_tensor(place), persistent=False)
+        self.position = nn.Parameter(th.zeros(E.ROW_ITEMS + 7, card_dim))
+        self.zone = nn.Sequential(nn.Linear(cf.WIDTH, zone_dim), nn.ReLU())
+        n_in = (self.glob + 11 * card_dim + 4 * 2 * card_dim + len(ZONES) * zone_dim
+                + (card_dim if self.reads_known else 0))
+        self.trunk = nn.Sequential(nn.Linear(n_in, trunk_dim), nn.ReLU())
+        self.key_rows = nn.Linear(card_dim, key_dim)
+        self.key_context = nn.Linear(trunk_dim, key_dim)
+
+    def forward(self, obs: th.Tensor) -> th.Tensor:
+        E = SimpleNamespace(**self.layout)
+        b = obs.shape[0]
+        cards = obs[:, self.cards_at:self.zones_at].reshape(b, CARD_ROWS, cf.WIDTH)
+        e = self.card(cards) + self.position[self.place]
+        # slot facts joined to their rows
+        hand = obs[:, self.hand_at:self.cand_at].reshape(b, E.HAND_ROWS, self.n_hand)
+        cand = obs[:, self.cand_at:self.cards_at].reshape(b, E.CANDIDATE_ROWS, self.n_cand)
+        (vo, vn), (fo, fn) = self.lane_values, self.lane_flags
+        lanes = th.cat([obs[:, vo:vo + 6 * vn].reshape(b, 6, vn),
+                        obs[:, fo:fo + 6 * fn].reshape(b, 6, fn)], dim=2)
+        extra = th.cat([th.zeros_like(e[:, :E.ROW_UNITS]), self.lane_extra(lanes),
+                        th.zeros_like(e[:, E.ROW_ITEMS:E.ROW_HAND]), self.hand_extra(hand),
+                        th.zeros_like(e[:, E.ROW_REFS:E.ROW_CANDS]), self.cand_extra(cand)],
+                       dim=1)
+        present = cards[:, :, :1]                           # column 0: a card is there
+        e = th.relu(e + extra) * present
+        fixed = th.cat([e[:, :E.ROW_ITEMS], e[:, E.ROW_REFS:E.ROW_CANDS]], dim=1)
+        half = E.ITEM_ROWS * 3
+        sets = [e[:, E.ROW_ITEMS:E.ROW_ITEMS + half], e[:, E.ROW_ITEMS + half:E.ROW_HAND],
+                e[:, E.ROW_HAND:E.ROW_REFS], e[:, E.ROW_CANDS:]]
+        parts = [obs[:, :self.glob], fixed.reshape(b, -1)]
+        for s in sets:
+            parts += [s.sum(dim=1), s.amax(dim=1)]
+        zones = obs[:, self.zones_at:self.known_at].reshape(b, len(ZONES), cf.WIDTH)
+        parts.append(self.zone(zones).reshape(b, -1))
+        if self.reads_known:
+            known = obs[:, self.known_at:].reshape(b, KNOWN_ROWS, cf.WIDTH)
+            k = th.relu(self.card(known)) * known[:, :, :1]
+            parts.append(k.sum(dim=1))
+        trunk = self.trunk(th.cat(parts, dim=1))
+        keys = th.relu(self.key_rows(e) + self.key_context(trunk).unsqueeze(1))
+        return th.cat([trunk, keys.reshape(b, -1)], dim=1)
+
+
+class PointerHead(nn.Module):
+    """Action logits: a plain layer over the trunk, plus, for each action that names a
+    card row, that row's key scored by the action type's query ("play hand card i to lane
+    t" from hand row i's key and the play-to-t query)."""
+
+    def __init__(self, trunk_dim: int, key_dim: int, n_actions: int):
+        super().__init__()
+        rows, types, names = _pointer_tables()
+        self.trunk_dim, self.key_dim = trunk_dim, key_dim
+        self.n_types = len(names)
+        self.base = nn.Linear(trunk_dim, n_actions)
+        self.query = nn.Linear(trunk_dim, self.n_types * key_dim)
+        # flat index into (type, row) scores; the extra last column is a zero
+        none = self.n_types * CARD_ROWS
+        flat = np.where(rows >= 0, types * CARD_ROWS + rows, none)
+        self.register_buffer("index", th.as_tensor(flat), persistent=False)
+
+    def forward(self, features: th.Tensor) -> th.Tensor:
+        b = features.shape[0]
+        trunk = features[:, :self.trunk_dim]
+        keys = features[:, self.trunk_dim:].reshape(b, CARD_ROWS, self.key_dim)
+        q = self.query(trunk).reshape(b, self.n_types, self.key_dim)
+        s = th.bmm(q, keys.transpose(1, 2)).reshape(b, -1) / self.key_dim ** 0.5
+        s = th.cat([s, s.new_zeros(b, 1)], dim=1)
+        return self.base(trunk) + s[:, self.index[0]] + s[:, self.index[1]]
+
+
+class TrunkValue(nn.Module):
+    """The value from the trunk's features (the row keys are for the action head)."""
+
+    def __init__(self, trunk_dim: int, hidden: int = 128):
+        super().__init__()
+        self.trunk_dim = trunk_dim
+        self.net = nn.Sequential(nn.Linear(trunk_dim, hidden), nn.ReLU(), nn.Linear(hidden, 1))
+
+    def forward(self, features: th.Tensor) -> th.Tensor:
+        return self.net(features[:, :self.trunk_dim])
+
+
+class PointerPolicy(MaskableActorCriticPolicy):
+    """MaskableActorCriticPolicy with ``PointerExtractor``, ``PointerHead`` and a value
+    from the trunk (net_arch must be empty: the extractor's output feeds both)."""
+
+    def _build(self, lr_schedule) -> None:
+        super()._build(lr_schedule)
+        fx = self.features_extractor if self.share_features_extractor \
+            else self.pi_features_extractor
+        if not isinstance(fx, PointerExtractor):
+            raise ValueError("PointerPolicy needs features_extractor_class=PointerExtractor")
+        self.action_net = PointerHead(fx.trunk_dim, fx.key_dim, self.action_space.n)
+        self.value_net = TrunkValue(fx.trunk_dim)
+        if self.ortho_init:
+            self.action_net.apply(partial(self.init_weights, gain=0.01))
+            self.value_net.apply(partial(self.init_weights, gain=1.0))
+        self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1),
+                                              **self.optimizer_kwargs)
+
+
+def pointer_policy(card_dim: int = 64, key_dim: int = 32, trunk_dim: int = 256):
+    """(policy class, policy_kwargs) for MaskablePPO with the pointer network."""
+    return (PointerPolicy,
+            {"features_extractor_class": PointerExtractor,
+             "features_extractor_kwargs": {"card_dim": card_dim, "key_dim": key_dim,
+                                           "trunk_dim": trunk_dim},
+             "net_arch": {"pi": [], "vf": []}})

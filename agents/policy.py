@@ -53,8 +53,17 @@ def _extractors() -> dict:
     """feature-extractor name in a file -> class (built on demand: imports SB3)."""
     from stable_baselines3.common.torch_layers import FlattenExtractor
 
-    from .network import CardSetExtractor
-    return {"card_set": CardSetExtractor, "flatten": FlattenExtractor}
+    from .network import CardSetExtractor, PointerExtractor
+    return {"card_set": CardSetExtractor, "flatten": FlattenExtractor,
+            "pointer": PointerExtractor}
+
+
+def _policy_classes() -> dict:
+    """policy class name in a file -> class (a file without the field: actor_critic)."""
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    from .network import PointerPolicy
+    return {"actor_critic": MaskableActorCriticPolicy, "pointer": PointerPolicy}
 
 
 def _name_of(table: dict, cls, what: str) -> str:
@@ -81,7 +90,10 @@ def _plain(value, where: str):
 def network_spec(policy) -> dict:
     """The plain-data description of a MaskableActorCriticPolicy's network."""
     data = policy._get_constructor_parameters()
+    kind = _name_of(_policy_classes(), type(policy), "policy class")
     return {
+        # the plain actor-critic is not named (files from before the field stay identical)
+        **({} if kind == "actor_critic" else {"policy": kind}),
         "obs_size": int(np.prod(data["observation_space"].shape)),
         "n_actions": int(data["action_space"].n),
         "net_arch": _plain(data.get("net_arch") or [], "net_arch"),
@@ -149,6 +161,9 @@ def _check_network(path: Path, net) -> dict:
         if not isinstance(v, typ) or (typ is int and isinstance(v, bool)):
             raise PolicyFileError(f"{path}: field 'network.{key}' is missing or not "
                                   f"{getattr(typ, '__name__', 'a list or mapping')}: {v!r}"[:300])
+    if net.get("policy", "actor_critic") not in _policy_classes():
+        raise PolicyFileError(f"{path}: field 'network.policy' {net['policy']!r} is not one "
+                              f"of {', '.join(_policy_classes())}")
     if net["activation"] not in ACTIVATIONS:
         raise PolicyFileError(f"{path}: field 'network.activation' {net['activation']!r} is "
                               f"not one of {', '.join(ACTIVATIONS)}")
@@ -227,14 +242,14 @@ def _network_with_weights(path, net: dict, state: dict):
 
 
 def build_policy(net: dict):
-    """A MaskableActorCriticPolicy with the shape ``net`` (a checked ``network`` field)."""
+    """A MaskableActorCriticPolicy (or subclass) with the shape ``net`` (a checked
+    ``network`` field)."""
     from gymnasium import spaces
-    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
     from nivel_env.env import OBS_HIGH, OBS_LOW
     space = spaces.Box(OBS_LOW, OBS_HIGH, (net["obs_size"],), np.float32)
     try:
-        return MaskableActorCriticPolicy(
+        return _policy_classes()[net.get("policy", "actor_critic")](
             space, spaces.Discrete(net["n_actions"]), lambda _: 0.0,
             net_arch=net["net_arch"], activation_fn=ACTIVATIONS[net["activation"]],
             ortho_init=net["ortho_init"],
@@ -243,6 +258,18 @@ def build_policy(net: dict):
             share_features_extractor=net["share_features_extractor"])
     except (TypeError, ValueError, RuntimeError) as e:
         raise PolicyFileError(f"the network it describes cannot be built ({e})") from None
+
+
+def frozen_copy(policy, device=None):
+    """A separate, untrainable copy of ``policy``'s network and weights (a self-play
+    snapshot held in memory: no file written or read)."""
+    copy = _network_with_weights("frozen_copy", network_spec(policy),
+                                 {k: v.detach() for k, v in policy.state_dict().items()})
+    copy.to(device if device is not None else policy.device)
+    copy.set_training_mode(False)
+    for q in copy.parameters():
+        q.requires_grad_(False)
+    return copy
 
 
 class PolicyAgent:
@@ -276,49 +303,47 @@ class PolicyAgent:
 
     def act_batch(self, observations, action_masks) -> np.ndarray:
         """Moves for a batch of positions in one forward pass (what batched self-play
-        calls); the same choices ``act`` makes row by row, for the same generator draws."""
+        calls); the same choices ``act`` makes row by row, for the same generator state."""
         masks = np.asarray(action_masks).astype(bool)
-        if (~masks.any(axis=1)).any():
+        if masks.ndim != 2 or (~masks.any(axis=1)).any():
             raise ValueError("PolicyAgent.act_batch: a mask has no legal action")
-        logits = self._logits(observations, masks)
-        out = np.zeros(len(masks), dtype=np.int64)
-        for r in range(len(masks)):
-            legal = np.flatnonzero(masks[r])
-            if legal.size == 1:
-                out[r] = legal[0]
-            elif self.random_share and self.rng.random() < self.random_share:
-                out[r] = legal[self.rng.integers(legal.size)]
-            else:
-                out[r] = self._pick(legal, logits[r])
-        return out
+        return self._choose(self._logits(observations, masks), masks)
 
     def act(self, observation, action_mask) -> int:
-        mask = np.asarray(action_mask).astype(bool)
-        legal = np.flatnonzero(mask)
-        if legal.size == 0:
+        mask = np.asarray(action_mask).astype(bool).reshape(1, -1)
+        if not mask.any():
             raise ValueError("PolicyAgent.act: the action mask has no legal action")
-        if legal.size == 1:
-            return int(legal[0])
-        if self.random_share and self.rng.random() < self.random_share:
-            return int(legal[self.rng.integers(legal.size)])
-        return self._pick(legal, self._logits(observation, mask.reshape(1, -1))[0])
+        if not self.temperature and not self.random_share and mask.sum() == 1:
+            return int(np.flatnonzero(mask)[0])        # forced: no forward needed
+        return int(self._choose(self._logits(observation, mask), mask)[0])
 
     def _logits(self, observations, masks) -> np.ndarray:
+        """Unmasked action logits, straight from the network (no distribution object)."""
         k = len(masks)
+        p = self.policy
         with th.no_grad():
             obs = th.as_tensor(np.asarray(observations, dtype=np.float32)).reshape(k, -1)
-            obs = obs[:, :self.n_obs].to(self.policy.device)   # an earlier layout: its prefix
-            dist = self.policy.get_distribution(obs, action_masks=masks)
-            return dist.distribution.logits.cpu().numpy()
+            obs = obs[:, :self.n_obs].to(p.device)      # an earlier layout: its prefix
+            features = p.extract_features(obs, p.pi_features_extractor)
+            return p.action_net(p.mlp_extractor.forward_actor(features)).float().cpu().numpy()
 
-    def _pick(self, legal, logits) -> int:
-        """Greedy at temperature 0, else a draw from the tempered legal distribution."""
-        if self.temperature <= 0:
-            return int(legal[np.argmax(logits[legal])])
-        z = logits[legal] / self.temperature
-        p = np.exp(z - z.max())
-        p /= p.sum()
-        return int(legal[self.rng.choice(legal.size, p=p)])
+    def _choose(self, logits: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """Greedy at temperature 0, else a draw from the tempered legal distribution (the
+        Gumbel-max trick); ``random_share`` of the moves uniform over the legal ones.  Each
+        row takes its own fixed block of uniforms, so a batch draws what its rows would one
+        by one."""
+        k, n = masks.shape
+        z = np.where(masks, logits, -np.inf)
+        if self.temperature <= 0 and not self.random_share:
+            return z.argmax(axis=1)
+        u = self.rng.random((k, n + 1))
+        if self.temperature > 0:
+            z = z / self.temperature - np.log(-np.log(np.maximum(u[:, 1:], 1e-300)))
+        out = z.argmax(axis=1)
+        if self.random_share:
+            uniform = np.where(masks, u[:, 1:], -1.0).argmax(axis=1)
+            out = np.where(u[:, 0] < self.random_share, uniform, out)
+        return out
 
 
 class _Inert:
