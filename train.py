@@ -1,20 +1,23 @@
-"""Self-play training with MaskablePPO (sb3-contrib).
+"""Self-play training with MaskablePPO (sb3-contrib) on batched games.
 
-The learner plays a random seat of a deck pair drawn per episode, against an opponent
-drawn per episode from a pool: frozen snapshots of itself (taken every
-``--snapshot-every`` steps), the heuristic agent and the random agent.  Environments
-run in parallel across the machine's cores.  Writes to ``--out``:
+The learner plays a random seat of a deck pair drawn per deal, in ``--envs`` games held
+in one process (``nivel_env.vector_sb3.SelfPlayVecEnv``), against an opponent drawn per
+deal from a pool: the random agent, the heuristic, frozen snapshots of the learner (taken
+every ``--snapshot-every`` steps and held in memory) and the learner itself as it is now.
+All games waiting on one policy opponent get their moves from one batched forward.
+Writes to ``--out``:
 
-    tb/                 TensorBoard logs (losses, episode length and reward, and
-                        eval/win_rate_vs_heuristic, eval/win_rate_vs_random)
+    tb/                 TensorBoard logs (losses, episode length and reward, win rate per
+                        opponent kind, eval/win_rate_vs_heuristic, eval/win_rate_vs_random,
+                        time/share_* -- where the wall time goes)
     checkpoints/        model zips every --checkpoint-every steps (--resume continues)
-    snapshots/          the opponent pool's frozen policies
+    snapshots/          the pool's snapshots as policy files (read back by --resume only)
     policy.pt           the final policy: load it with agents.load_opponent(path)
-    train.json          the command, settings, throughput and final evaluation
+    train.json          the command, settings, throughput, time shares, final evaluation
 
-    python train.py --quick                                  # about a minute, smoke test
-    python train.py --total-steps 3000000 --out runs/nv1     # a real run
-    python train.py --out runs/nv1 --resume                  # continue it (--force: restart)
+    python train.py --quick                                  # under a minute, smoke test
+    python train.py --total-steps 6000000 --out runs/nv2     # a real run
+    python train.py --out runs/nv2 --resume                  # continue it (--force: restart)
 
 An --out that already holds a run is refused without --resume or --force.  The device is
 CUDA when present (--device cpu to keep to the CPU); it is printed and kept in train.json.
@@ -28,86 +31,137 @@ import sys
 import time
 from pathlib import Path
 
-
-def make_env(rank: int, seed: int, decks, weights=(0.2, 0.3, 0.5)):
-    def _init():
-        import gymnasium
-        from stable_baselines3.common.monitor import Monitor
-        from nivel_env import NivelArenaGymEnv
-
-        class Timed(gymnasium.Wrapper):
-            """Seconds spent inside the environment (engine, encoder, opponent moves)."""
-            env_seconds = 0.0
-
-            def step(self, action):
-                t = time.perf_counter()
-                out = self.env.step(action)
-                self.env_seconds += time.perf_counter() - t
-                return out
-
-            def reset(self, **kw):
-                t = time.perf_counter()
-                out = self.env.reset(**kw)
-                self.env_seconds += time.perf_counter() - t
-                return out
-
-            def add_snapshot(self, path):
-                self.env.unwrapped.opponent.add_snapshot(path)
-
-            def action_masks(self):
-                return self.env.unwrapped.action_masks()
-
-        from agents.pool import OpponentPool
-        pool = OpponentPool(seed * 1000 + rank, weights=weights)
-        e = NivelArenaGymEnv(opponent=pool, seat="random", deck_pool=decks)
-        e.reset(seed=seed * 1000 + rank)
-        return Timed(Monitor(e))
-    return _init
+#: pool member kinds, in --pool order
+POOL_KINDS = ("random", "heuristic", "snapshots", "current")
+DEFAULT_POOL = (0.1, 0.35, 0.35, 0.2)
 
 
-def main(argv=None) -> int:
+def parse_args(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter,
                                  epilog="\n".join(__doc__.splitlines()[2:]))
     ap.add_argument("--total-steps", type=int, default=None,
-                    help="learner steps (default 2,000,000; 4,096 with --quick)")
+                    help="learner steps (default 6,000,000; 8,192 with --quick)")
     ap.add_argument("--decks", nargs="+", help="bundled names or deck files (default: all "
                                                 "bundled decks)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default="runs/selfplay")
-    ap.add_argument("--envs", type=int, default=os.cpu_count() or 1, help="parallel environments")
-    ap.add_argument("--snapshot-every", type=int, default=100_000)
-    ap.add_argument("--checkpoint-every", type=int, default=200_000)
-    ap.add_argument("--eval-every", type=int, default=100_000)
+    ap.add_argument("--envs", type=int, default=64, help="games played together (default 64)")
+    ap.add_argument("--workers", type=int, default=1,
+                    help="processes the games are spread over (shared memory; each holds "
+                         "--envs / --workers games and its own opponents; default 1: games, "
+                         "opponents and learner in this process)")
+    ap.add_argument("--net", choices=("pointer", "card_set"), default="pointer",
+                    help="policy network: pointer (card rows as a set, actions scored "
+                         "against the rows they name; default) or card_set (shared card "
+                         "encoder, plain action layer: nv1-ppo's)")
+    ap.add_argument("--snapshot-every", type=int, default=200_000)
+    ap.add_argument("--max-snapshots", type=int, default=8,
+                    help="snapshots kept in the pool (the oldest leaves)")
+    ap.add_argument("--checkpoint-every", type=int, default=500_000)
+    ap.add_argument("--eval-every", type=int, default=500_000)
     ap.add_argument("--eval-games", type=int, default=50, help="seeds per evaluation (x2 seats)")
     ap.add_argument("--final-games", type=int, default=None,
                     help="seeds for the final evaluation (x2 seats; 250 gives Wilson 95%% "
-                         "intervals no wider than +-0.05; 8 with --quick)")
-    ap.add_argument("--pool", type=float, nargs=3, default=(0.2, 0.3, 0.5),
-                    metavar=("RANDOM", "HEURISTIC", "SNAPSHOTS"),
-                    help="how often each kind of opponent is drawn (relative weights; "
-                         "default 0.2 0.3 0.5)")
-    ap.add_argument("--n-steps", type=int, default=1024, help="rollout steps per environment")
+                         "intervals no wider than +-0.05; 8 with --quick; 0: none)")
+    ap.add_argument("--pool", type=float, nargs="+", default=DEFAULT_POOL,
+                    metavar="W",
+                    help="how often each kind of opponent is drawn, relative weights for "
+                         "RANDOM HEURISTIC SNAPSHOTS [CURRENT] (default "
+                         f"{' '.join(map(str, DEFAULT_POOL))}; the snapshots' share goes to "
+                         "the current policy until the first snapshot)")
+    ap.add_argument("--n-steps", type=int, default=64, help="rollout steps per game slot")
+    ap.add_argument("--batch-size", type=int, default=1024)
+    ap.add_argument("--epochs", type=int, default=3)
     ap.add_argument("--lr", type=float, default=None,
                     help="learning rate (default 3e-4; with --resume, the checkpoint's unless "
                          "given)")
+    ap.add_argument("--threads", type=int, default=None,
+                    help="torch threads (default: the machine's cores, at most 4; games and "
+                         "updates take turns in one process, so the update may use them all)")
+    ap.add_argument("--time-limit", type=float, default=None, metavar="MINUTES",
+                    help="stop learning after this many minutes (at the next step; the "
+                         "final evaluation and export follow), or at --total-steps")
     ap.add_argument("--resume", action="store_true", help="continue from the latest checkpoint")
     ap.add_argument("--force", action="store_true",
                     help="start afresh in an --out that holds a run (its files are replaced)")
     ap.add_argument("--device", default="auto",
                     help="torch device: auto (CUDA when present, else CPU), cpu, cuda, cuda:1 ...")
-    ap.add_argument("--quick", action="store_true", help="a tiny run (about a minute)")
+    ap.add_argument("--quick", action="store_true", help="a tiny run (under a minute)")
     ap.add_argument("--no-progress", action="store_true")
     args = ap.parse_args(argv)
     if args.total_steps is None:
-        args.total_steps = 4096 if args.quick else 2_000_000
+        args.total_steps = 8192 if args.quick else 6_000_000
     if args.final_games is None:
         args.final_games = 8 if args.quick else 250
-    if any(w < 0 for w in args.pool) or sum(args.pool) <= 0:
-        ap.error(f"--pool weights must be >= 0 and not all 0, got {args.pool}")
+    if len(args.pool) == 3:
+        args.pool = list(args.pool) + [0.0]
+    if len(args.pool) != 4 or any(w < 0 for w in args.pool) or sum(args.pool) <= 0:
+        ap.error(f"--pool takes 3 or 4 weights (random heuristic snapshots [current]), "
+                 f">= 0 and not all 0, got {args.pool}")
+    if args.time_limit is not None and not args.time_limit > 0:
+        ap.error("--time-limit must be a positive number of minutes")
+    if args.final_games < 0:
+        ap.error("--final-games must be 0 (no final evaluation) or more")
+    for name in ("envs", "workers", "n_steps", "batch_size", "epochs", "snapshot_every",
+                 "checkpoint_every", "eval_every", "max_snapshots"):
+        if getattr(args, name) < 1:
+            ap.error(f"--{name.replace('_', '-')} must be at least 1")
+    if args.threads is not None and args.threads < 1:
+        ap.error("--threads must be at least 1")
+    if args.envs % args.workers:
+        ap.error(f"--envs ({args.envs}) must be a multiple of --workers ({args.workers})")
     if args.quick:
-        args.n_steps, args.snapshot_every, args.checkpoint_every = 256, 1024, 2048
-        args.eval_every, args.eval_games = 2048, 4
+        args.envs = min(args.envs, 16)
+        args.n_steps, args.batch_size = 64, 256
+        args.snapshot_every, args.checkpoint_every = 2048, 4096
+        args.eval_every, args.eval_games = 4096, 4
+    return ap, args
+
+
+class Pool:
+    """The opponents the learner meets and how often, kept in step with the env."""
+
+    def __init__(self, weights, seed: int, max_snapshots: int):
+        from agents import HeuristicAgent, RandomAgent
+        self.weights = dict(zip(POOL_KINDS, weights))
+        self.random, self.heuristic = RandomAgent(seed), HeuristicAgent(seed)
+        self.random.label, self.heuristic.label = "random", "heuristic"
+        self.snapshots: list = []
+        self.current = None
+        self.max_snapshots = max_snapshots
+        self.seed = seed
+
+    def members(self):
+        """(agents, weights) for SelfPlayVecEnv.set_opponents."""
+        w = self.weights
+        agents, weights = [self.random, self.heuristic], [w["random"], w["heuristic"]]
+        snap_share = w["snapshots"]
+        if self.current is not None:
+            if not self.snapshots:                  # no snapshot yet: the current policy
+                snap_share, cur = 0.0, w["current"] + w["snapshots"]
+            else:
+                cur = w["current"]
+            agents.append(self.current)
+            weights.append(cur)
+        for s in self.snapshots:
+            agents.append(s)
+            weights.append(snap_share / len(self.snapshots))
+        if sum(weights) <= 0:                       # e.g. only snapshots, none yet
+            weights[0] = 1.0
+        return agents, weights
+
+    def add_snapshot(self, policy, step: int) -> None:
+        from agents.policy import PolicyAgent
+        agent = PolicyAgent(policy=policy, meta={}, temperature=1.0,
+                            seed=self.seed * 7919 + step)
+        agent.label = "snapshot"
+        self.snapshots.append(agent)
+        del self.snapshots[:-self.max_snapshots]
+
+
+def main(argv=None) -> int:
+    ap, args = parse_args(argv)
     out = Path(args.out)
     owned = ("tb", "checkpoints", "snapshots", "train.json", "policy.pt")
     held = [n for n in owned if (out / n).exists() and
@@ -126,16 +180,17 @@ def main(argv=None) -> int:
         import torch as th
         from sb3_contrib import MaskablePPO
         from stable_baselines3.common.callbacks import BaseCallback
-        from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
     except ImportError as e:
         print(f"train.py needs the train extra: pip install torch==2.13.0 && "
               f'pip install -e ".[train]" ({e})', file=sys.stderr)
         return 2
     from agents import HeuristicAgent, RandomAgent
     from agents.arena import head_to_head
-    from agents.network import policy_kwargs
-    from agents.policy import PolicyAgent, export_policy
+    from agents.network import policy_kwargs, pointer_policy
+    from agents.policy import PolicyAgent, export_policy, frozen_copy, read_policy_file
     from nivel_env.cards import DeckError, list_decks, load_deck
+    from nivel_env.vector_sb3 import SelfPlayVecEnv
+    from nivel_env.vector_workers import WorkerSelfPlayVecEnv
 
     names = args.decks or list_decks()
     try:
@@ -143,11 +198,10 @@ def main(argv=None) -> int:
     except DeckError as e:
         print(f"train.py: {e}", file=sys.stderr)
         return 2
-    (out / "snapshots").mkdir(parents=True, exist_ok=True)
-    (out / "checkpoints").mkdir(parents=True, exist_ok=True)
-    # one torch thread: the environment processes use the other cores (2.4x faster under
-    # load on 2 cores, README)
-    th.set_num_threads(1)
+    # Games and updates take turns in this one process: the update may use every core
+    # (2 threads ran it 1.4x faster than 1 on 2 cores); past 4 it gains little here.
+    threads = args.threads or max(1, min(4, os.cpu_count() or 1))
+    th.set_num_threads(threads)
     device = ("cuda" if th.cuda.is_available() else "cpu") if args.device == "auto" \
         else args.device
     try:
@@ -156,9 +210,21 @@ def main(argv=None) -> int:
         print(f"train.py: --device {args.device}: {e}", file=sys.stderr)
         return 2
     where = th.cuda.get_device_name(th.device(device)) if device.startswith("cuda") else "CPU"
-    print(f"device: {device} ({where}), torch threads: {th.get_num_threads()}")
-    factory = [make_env(i, args.seed, names, tuple(args.pool)) for i in range(args.envs)]
-    venv = SubprocVecEnv(factory) if args.envs > 1 else DummyVecEnv(factory)
+    print(f"device: {device} ({where}), torch threads: {th.get_num_threads()}, "
+          f"games together: {args.envs}, network: {args.net}")
+    (out / "snapshots").mkdir(parents=True, exist_ok=True)
+    (out / "checkpoints").mkdir(parents=True, exist_ok=True)
+
+    pool = Pool(args.pool, args.seed, args.max_snapshots)
+    first = dict(opponents=[pool.random, pool.heuristic],
+                 weights=args.pool[:2] if sum(args.pool[:2]) > 0 else None, seed=args.seed,
+                 deck_pool=decks)
+    if args.workers > 1:
+        venv = WorkerSelfPlayVecEnv(args.workers, args.envs // args.workers, **first)
+    else:
+        venv = SelfPlayVecEnv(args.envs, **first)
+    # opponents in worker processes get CPU copies; here they share the learner's device
+    opponent_device = "cpu" if args.workers > 1 else device
 
     checkpoints = sorted((out / "checkpoints").glob("model_*.zip"),
                          key=lambda p: int(p.stem.split("_")[1]))
@@ -169,17 +235,47 @@ def main(argv=None) -> int:
         if args.lr is not None:
             model.learning_rate = args.lr
             model._setup_lr_schedule()
-        for snap in sorted((out / "snapshots").glob("*.pt"))[-5:]:
-            venv.env_method("add_snapshot", str(snap))
+        for snap in sorted((out / "snapshots").glob("*.pt"))[-args.max_snapshots:]:
+            policy, _ = read_policy_file(snap, device=opponent_device)
+            pool.add_snapshot(policy, int(snap.stem.split("_")[-1]))
     else:
         if args.resume:
             print(f"no checkpoint in {out / 'checkpoints'}; starting afresh")
-        model = MaskablePPO("MlpPolicy", venv, n_steps=args.n_steps, batch_size=256,
-                            n_epochs=4, learning_rate=args.lr or 3e-4, gamma=0.995, gae_lambda=0.95,
-                            ent_coef=0.01, policy_kwargs=policy_kwargs(), seed=args.seed,
+        if args.net == "pointer":
+            policy_class, kwargs = pointer_policy()
+        else:
+            policy_class, kwargs = "MlpPolicy", policy_kwargs()
+        model = MaskablePPO(policy_class, venv, n_steps=args.n_steps,
+                            batch_size=args.batch_size, n_epochs=args.epochs,
+                            learning_rate=args.lr or 3e-4, gamma=0.995, gae_lambda=0.95,
+                            ent_coef=0.01, policy_kwargs=kwargs, seed=args.seed,
                             tensorboard_log=str(out / "tb"), verbose=0, device=device)
+    def refresh_current() -> None:
+        """The learner as it is now, as a pool member: itself in this process, a copy of
+        its weights (sent once per rollout) for worker processes."""
+        policy = model.policy if args.workers == 1 else frozen_copy(model.policy, "cpu")
+        pool.current = PolicyAgent(policy=policy, meta={}, temperature=1.0,
+                                   seed=args.seed * 31 + model.num_timesteps)
+        pool.current.label = "current"
+    refresh_current()
+    venv.set_opponents(*pool.members())
 
-    timing = {"rollout": 0.0, "update": 0.0}
+    # learner inference: time the policy's forward during rollouts
+    timing = {"rollout": 0.0, "update": 0.0, "learner_inference": 0.0, "callbacks": 0.0}
+    forward = model.policy.forward
+
+    def timed_forward(*a, **kw):
+        t = time.perf_counter()
+        r = forward(*a, **kw)
+        timing["learner_inference"] += time.perf_counter() - t
+        return r
+    model.policy.forward = timed_forward
+
+    def evaluate_now(games: int, seed: int) -> dict:
+        me = PolicyAgent(policy=model.policy, meta={}, temperature=0.0)
+        model.policy.set_training_mode(False)
+        return {"heuristic": head_to_head(me, HeuristicAgent(seed), decks, games, seed),
+                "random": head_to_head(me, RandomAgent(seed), decks, games, seed)}
 
     class SelfPlay(BaseCallback):
         def __init__(self):
@@ -189,24 +285,43 @@ def main(argv=None) -> int:
             self.next_eval = model.num_timesteps + args.eval_every
             self.t_rollout = time.perf_counter()
             self.t_update = None
+            self.results: dict = {}
 
         def _on_rollout_start(self):
             now = time.perf_counter()
             if self.t_update is not None:
                 timing["update"] += now - self.t_update
-            self.t_rollout = now
+            if args.workers > 1 and pool.weights["current"] + (
+                    0 if pool.snapshots else pool.weights["snapshots"]) > 0:
+                refresh_current()
+                venv.set_opponents(*pool.members())
+            self.t_rollout = time.perf_counter()
 
         def _on_rollout_end(self):
             now = time.perf_counter()
             timing["rollout"] += now - self.t_rollout
             self.t_update = now
+            wall = now - start
+            for k, v in shares(wall).items():
+                self.logger.record(f"time/share_{k}", v)
+            for label, (won, n) in self.results.items():
+                self.logger.record(f"rollout/win_rate_vs_{label}", won / n)
+            self.results.clear()
 
         def _on_step(self) -> bool:
+            infos, rewards = self.locals.get("infos", ()), self.locals.get("rewards")
+            for i, info in enumerate(infos):
+                if "returns" in info:                       # a game ended on this step
+                    won, n = self.results.get(info["opponent"], (0.0, 0))
+                    r = float(rewards[i])
+                    self.results[info["opponent"]] = (won + (r > 0) + 0.5 * (r == 0), n + 1)
             n = self.num_timesteps
+            t = time.perf_counter()
             if n >= self.next_snap:
                 self.next_snap += args.snapshot_every
-                path = export_policy(model, out / "snapshots" / f"step_{n:09d}.pt")
-                self.training_env.env_method("add_snapshot", str(path))
+                export_policy(model, out / "snapshots" / f"step_{n:09d}.pt")
+                pool.add_snapshot(frozen_copy(model.policy, opponent_device), n)
+                venv.set_opponents(*pool.members())
             if n >= self.next_ckpt:
                 self.next_ckpt += args.checkpoint_every
                 model.save(out / "checkpoints" / f"model_{n}.zip")
@@ -214,14 +329,35 @@ def main(argv=None) -> int:
                 self.next_eval += args.eval_every
                 for name, r in evaluate_now(args.eval_games, args.seed + n).items():
                     self.logger.record(f"eval/win_rate_vs_{name}", r["score"])
+                    curve.append({"steps": n, "seconds": round(time.perf_counter() - start, 1),
+                                  "opponent": name, "score": r["score"]})
+            timing["callbacks"] += time.perf_counter() - t
+            if args.time_limit is not None and t - start > args.time_limit * 60:
+                stopped.append(n)
+                return False
             return True
 
-    def evaluate_now(games: int, seed: int) -> dict:
-        me = PolicyAgent(policy=model.policy, meta={}, temperature=0.0)
-        model.policy.set_training_mode(False)
-        return {"heuristic": head_to_head(me, HeuristicAgent(seed), decks, games, seed),
-                "random": head_to_head(me, RandomAgent(seed), decks, games, seed)}
+    def shares(wall: float) -> dict:
+        """Shares of the wall time.  With worker processes, env and opponent inference are
+        each worker's busy time (they overlap one another and the wait)."""
+        if wall <= 0:
+            return {}
+        w = args.workers
+        env, opp = venv.env_seconds / w, venv.opponent_seconds / w
+        learn = timing["learner_inference"]
+        waited = getattr(venv, "wait_seconds", env + opp)
+        rollout_rest = timing["rollout"] - waited - learn - timing["callbacks"]
+        out = {"env": round(env / wall, 3), "opponent_inference": round(opp / wall, 3),
+               "learner_inference": round(learn / wall, 3),
+               "update": round(timing["update"] / wall, 3),
+               "evaluation_and_checkpoints": round(timing["callbacks"] / wall, 3),
+               "rollout_bookkeeping": round(max(0.0, rollout_rest) / wall, 3)}
+        if w > 1:
+            out["waiting_on_workers"] = round(waited / wall, 3)
+        return out
 
+    curve: list = []
+    stopped: list = []                      # the step at which --time-limit stopped it
     start, start_steps = time.perf_counter(), model.num_timesteps
     remaining = max(0, args.total_steps - model.num_timesteps)
     try:
@@ -234,17 +370,19 @@ def main(argv=None) -> int:
               file=sys.stderr)
     wall = time.perf_counter() - start
     steps = model.num_timesteps - start_steps
+    if stopped:
+        print(f"--time-limit {args.time_limit:g} min reached at {model.num_timesteps} steps")
+    model.policy.forward = forward
     model.save(out / "checkpoints" / f"model_{model.num_timesteps}.zip")
-    env_seconds = float("nan")
     try:
-        if not interrupted:             # after a Ctrl-C the worker pipes may be mid-message
-            env_seconds = sum(venv.get_attr("env_seconds"))
         venv.close()
     except Exception:                                        # noqa: BLE001 -- workers gone
         pass
     command = "python train.py " + " ".join(sys.argv[1:] if argv is None else argv)
     from agents.ratings import wilson
-    final = evaluate_now(args.final_games, args.seed + 999)
+    t = time.perf_counter()
+    final = evaluate_now(args.final_games, args.seed + 999) if args.final_games else {}
+    eval_seconds = time.perf_counter() - t
     for name, r in final.items():
         lo, hi = wilson(r["wins"] + 0.5 * r["draws"], r["games"])
         r["low"], r["high"] = round(lo, 4), round(hi, 4)
@@ -255,18 +393,21 @@ def main(argv=None) -> int:
                                  "eval": {k: v["score"] for k, v in final.items()}})
     report = {
         "command": command, "total_steps": model.num_timesteps, "decks": names,
-        "envs": args.envs, "pool": dict(zip(("random", "heuristic", "snapshots"), args.pool)),
+        "stopped_by_time_limit": bool(stopped),
+        "envs": args.envs, "workers": args.workers, "network": args.net, "interrupted": interrupted,
+        "pool": dict(zip(POOL_KINDS, args.pool)),
+        "ppo": {"n_steps": args.n_steps, "batch_size": args.batch_size,
+                "epochs": args.epochs},
         "device": f"{device} ({where})", "torch_threads": th.get_num_threads(),
         "wall_seconds": round(wall, 1),
         "steps_per_second": round(steps / wall, 1) if wall else None,
-        "share_rollout": round(timing["rollout"] / wall, 3) if wall else None,
-        "share_update": round(timing["update"] / wall, 3) if wall else None,
-        "env_busy_share": (round(env_seconds / (wall * args.envs), 3)
-                           if wall and env_seconds == env_seconds else None),
+        "time_shares": shares(wall),
+        "final_eval_seconds": round(eval_seconds, 1),
+        "eval_curve": curve,
         "final_eval": final, "policy": str(policy_path),
     }
     (out / "train.json").write_text(json.dumps(report, indent=2))
-    print(json.dumps(report, indent=2))
+    print(json.dumps({k: v for k, v in report.items() if k != "eval_curve"}, indent=2))
     print(f"\npolicy written to {policy_path}; play it with "
           f"agents.load_opponent({str(policy_path)!r}) or evaluate it with "
           f"python evaluate.py agents heuristic random {policy_path}")

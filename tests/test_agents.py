@@ -181,13 +181,32 @@ def test_train_tiny_run_exports_a_loadable_policy(tmp_path):
     assert agent.act(obs, masked(g)) in g.legal_actions()
 
 
+def test_train_with_worker_processes_and_the_card_set_network(tmp_path):
+    """Games in two worker processes (shared memory); the time shares are reported."""
+    p = run(ROOT / "train.py", "--quick", "--total-steps", "512", "--envs", "4", "--workers",
+            "2", "--net", "card_set", "--final-games", "1", "--out", tmp_path / "run",
+            "--no-progress", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr[-3000:]
+    rep = json.loads((tmp_path / "run" / "train.json").read_text())
+    assert rep["workers"] == 2 and rep["network"] == "card_set" and rep["total_steps"] >= 512
+    shares = rep["time_shares"]
+    assert {"env", "opponent_inference", "learner_inference", "update",
+            "waiting_on_workers"} <= set(shares) and shares["env"] > 0
+    assert rep["final_eval"]["random"]["games"] == 2
+    assert load_opponent(tmp_path / "run" / "policy.pt").meta["num_timesteps"] >= 512
+    bad = run(ROOT / "train.py", "--quick", "--envs", "5", "--workers", "2", "--out",
+              tmp_path / "other", cwd=tmp_path)
+    assert bad.returncode == 2 and "multiple of --workers" in bad.stderr
+
+
 @pytest.mark.slow
 def test_train_quick_runs_and_its_policy_loads_as_an_opponent(tmp_path):
     p = run(ROOT / "train.py", "--quick", "--out", tmp_path / "run", "--no-progress",
             cwd=tmp_path)
     assert p.returncode == 0, p.stderr[-3000:]
     rep = json.loads((tmp_path / "run" / "train.json").read_text())
-    assert rep["total_steps"] >= 4096 and rep["steps_per_second"] > 0
+    assert rep["total_steps"] >= 8192 and rep["steps_per_second"] > 0
+    assert rep["network"] == "pointer" and sum(rep["time_shares"].values()) <= 1.01
     assert list((tmp_path / "run" / "checkpoints").glob("model_*.zip"))
     assert list((tmp_path / "run" / "snapshots").glob("*.pt"))
     assert list((tmp_path / "run" / "tb").iterdir())
@@ -202,10 +221,10 @@ def test_train_quick_runs_and_its_policy_loads_as_an_opponent(tmp_path):
     easy = load_opponent(policy, difficulty="easy", seed=0)
     assert easy.random_share == 0.3 and easy.temperature == 1.0
     # --resume continues from the last checkpoint
-    p = run(ROOT / "train.py", "--quick", "--total-steps", "6000", "--resume", "--out",
+    p = run(ROOT / "train.py", "--quick", "--total-steps", "12000", "--resume", "--out",
             tmp_path / "run", "--no-progress", cwd=tmp_path)
     assert p.returncode == 0 and "resuming from" in p.stdout, p.stderr[-3000:]
-    assert json.loads((tmp_path / "run" / "train.json").read_text())["total_steps"] >= 6000
+    assert json.loads((tmp_path / "run" / "train.json").read_text())["total_steps"] >= 12000
 
 
 def test_policy_files_for_another_layout_are_refused(tmp_path):
