@@ -199,6 +199,17 @@ def test_train_with_worker_processes_and_the_card_set_network(tmp_path):
     assert bad.returncode == 2 and "multiple of --workers" in bad.stderr
 
 
+def test_train_time_limit_stops_learning_and_still_exports(tmp_path):
+    p = run(ROOT / "train.py", "--quick", "--total-steps", "100000", "--time-limit", "0.0001",
+            "--final-games", "0", "--envs", "2", "--out", tmp_path / "run", "--no-progress",
+            cwd=tmp_path)
+    assert p.returncode == 0, p.stderr[-3000:]
+    assert "--time-limit" in p.stdout
+    rep = json.loads((tmp_path / "run" / "train.json").read_text())
+    assert rep["stopped_by_time_limit"] and rep["total_steps"] < 100000
+    assert rep["final_eval"] == {} and (tmp_path / "run" / "policy.pt").is_file()
+
+
 @pytest.mark.slow
 def test_train_quick_runs_and_its_policy_loads_as_an_opponent(tmp_path):
     p = run(ROOT / "train.py", "--quick", "--out", tmp_path / "run", "--no-progress",
