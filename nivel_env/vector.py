@@ -70,6 +70,9 @@ class GameBatch:
         self.truncated = np.zeros(n, dtype=bool)
         self.reward = np.zeros(n, dtype=np.float32)
         self.last_returns: list = [None] * n               # (r0, r1) of each game's last end
+        #: the learner seat's view of each game's final position, written when it ends
+        #: (what SB3 bootstraps a game cut short by the turn cap from)
+        self.final_obs = np.zeros((n, OBS_SIZE), dtype=np.float32)
         self.games: list = [None] * n
         self.episodes = np.zeros(n, dtype=np.int64)       # finished games per slot
         self._streams = [SeedStream() for _ in range(n)]
@@ -134,6 +137,7 @@ class GameBatch:
             except (IllegalActionError, TypeError, ValueError, OverflowError) as e:
                 raise IllegalActionError(f"GameBatch.step: game {i}: {e}") from None
             if g.result is not None:
+                self.final_obs[i] = self.encoders[i].encode(g, int(self.learner_seat[i]))
                 self.done[i] = True
                 self.truncated[i] = g.truncated
                 self.reward[i] = g.result[self.learner_seat[i]]

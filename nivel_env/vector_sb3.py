@@ -129,7 +129,7 @@ class SelfPlayVecEnv(VecEnv):
         obs = self.batch.obs.copy()
         infos = [{} for _ in range(self.num_envs)]
         for i, info in self.end_infos(done, trunc).items():
-            infos[i] = {"terminal_observation": obs[i], **info}
+            infos[i] = info
         return obs, reward, done, infos
 
     def advance(self, actions):
@@ -147,11 +147,14 @@ class SelfPlayVecEnv(VecEnv):
         return done, reward, trunc
 
     def end_infos(self, done, trunc) -> dict:
-        """Game index -> info for the games that ended on this step.  (The episode's last
-        learner view is gone with the deal, so SB3's ``terminal_observation`` is the new
-        deal's first; SB3 only reads it to bootstrap games the turn cap cut short.)"""
-        return {int(i): {"TimeLimit.truncated": bool(trunc[i]),
-                         "returns": self.batch.last_returns[i],
+        """Game index -> info for the games that ended on this step: SB3's
+        ``terminal_observation`` (the learner's view of the final position, which SB3
+        bootstraps from when the turn cap cut the game short), the returns and the
+        opponent's label."""
+        b = self.batch
+        return {int(i): {"terminal_observation": b.final_obs[i].copy(),
+                         "TimeLimit.truncated": bool(trunc[i]),
+                         "returns": b.last_returns[i],
                          "opponent": self._ended_with[i]} for i in np.flatnonzero(done)}
 
     def _draw(self, k: int) -> np.ndarray:

@@ -6,7 +6,7 @@ games and its own copies of the opponents, and steps them (engine, encoder, the
 opponents' batched moves) in parallel with the others.  Observations, masks, actions,
 rewards and done flags live in shared memory that the workers' ``GameBatch`` writes in
 place; a pipe carries only a one-word command per step and the few infos of games that
-ended.  Opponents reach a worker once each (``set_opponents`` sends only members the worker
+ended (with their final observation).  Opponents reach a worker once each (``set_opponents`` sends only members the worker
 has not seen); a policy that changes (the learner as an opponent) is sent again as a new
 member.
 
@@ -219,7 +219,7 @@ class WorkerSelfPlayVecEnv(VecEnv):
         for w, (ended, env_s, opp_s) in enumerate(answers):
             self._times[w] = (env_s, opp_s)
             for i, info in ended.items():
-                infos[w * per + i] = {"terminal_observation": obs[w * per + i], **info}
+                infos[w * per + i] = info
         # busy seconds summed over workers (they run side by side)
         self.env_seconds = sum(t[0] for t in self._times)
         self.opponent_seconds = sum(t[1] for t in self._times)

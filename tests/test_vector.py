@@ -34,6 +34,11 @@ def test_batch_equals_independent_aec_envs():
             if e.game.result is not None:
                 assert b.done[i] and tuple(b.last_returns[i]) == tuple(e.game.result)
                 assert b.reward[i] in e.game.result       # the learner seat of that deal
+                # the learner's view of the final position (one of the seats whose return
+                # the learner got)
+                assert any(np.array_equal(e.observe(f"player_{s}")["observation"],
+                                          b.final_obs[i])
+                           for s in (0, 1) if e.game.result[s] == b.reward[i])
                 ends += 1
                 e.reset()                          # the env's own stream, as the batch
             else:
