@@ -58,6 +58,10 @@ def parse_args(argv=None):
     ap.add_argument("--snapshot-every", type=int, default=200_000)
     ap.add_argument("--max-snapshots", type=int, default=8,
                     help="snapshots kept in the pool (the oldest leaves)")
+    ap.add_argument("--snapshot-draw", choices=("rollout", "deal"), default="rollout",
+                    help="rollout (default): one kept snapshot, drawn anew each rollout, "
+                         "meets every snapshot deal of that rollout (one batched forward for "
+                         "them all); deal: a snapshot drawn per deal (a forward per snapshot)")
     ap.add_argument("--checkpoint-every", type=int, default=500_000)
     ap.add_argument("--eval-every", type=int, default=500_000)
     ap.add_argument("--eval-games", type=int, default=50, help="seeds per evaluation (x2 seats)")
@@ -122,9 +126,14 @@ def parse_args(argv=None):
 class Pool:
     """The opponents the learner meets and how often, kept in step with the env."""
 
-    def __init__(self, weights, seed: int, max_snapshots: int):
+    def __init__(self, weights, seed: int, max_snapshots: int, draw: str = "rollout"):
+        import numpy as np
+
         from agents import HeuristicAgent, RandomAgent
         self.weights = dict(zip(POOL_KINDS, weights))
+        self.draw = draw
+        self.rng = np.random.default_rng(seed + 17)
+        self.active = None                    # the snapshot of this rollout (draw=rollout)
         self.random, self.heuristic = RandomAgent(seed), HeuristicAgent(seed)
         self.random.label, self.heuristic.label = "random", "heuristic"
         self.snapshots: list = []
@@ -144,9 +153,11 @@ class Pool:
                 cur = w["current"]
             agents.append(self.current)
             weights.append(cur)
-        for s in self.snapshots:
+        playing = self.snapshots if self.draw == "deal" else \
+            [self.active] if self.active is not None else []
+        for s in playing:
             agents.append(s)
-            weights.append(snap_share / len(self.snapshots))
+            weights.append(snap_share / len(playing))
         if sum(weights) <= 0:                       # e.g. only snapshots, none yet
             weights[0] = 1.0
         return agents, weights
@@ -158,6 +169,15 @@ class Pool:
         agent.label = "snapshot"
         self.snapshots.append(agent)
         del self.snapshots[:-self.max_snapshots]
+        if self.active not in self.snapshots:
+            self.next_rollout()
+
+    def next_rollout(self) -> None:
+        """With draw=rollout, the snapshot that new deals meet until the next rollout:
+        one policy forward per opponent round for all snapshot games, instead of one per
+        kept snapshot (games under way keep theirs)."""
+        if self.snapshots:
+            self.active = self.snapshots[int(self.rng.integers(len(self.snapshots)))]
 
 
 def main(argv=None) -> int:
@@ -215,7 +235,7 @@ def main(argv=None) -> int:
     (out / "snapshots").mkdir(parents=True, exist_ok=True)
     (out / "checkpoints").mkdir(parents=True, exist_ok=True)
 
-    pool = Pool(args.pool, args.seed, args.max_snapshots)
+    pool = Pool(args.pool, args.seed, args.max_snapshots, args.snapshot_draw)
     first = dict(opponents=[pool.random, pool.heuristic],
                  weights=args.pool[:2] if sum(args.pool[:2]) > 0 else None, seed=args.seed,
                  deck_pool=decks)
@@ -294,7 +314,8 @@ def main(argv=None) -> int:
             if args.workers > 1 and pool.weights["current"] + (
                     0 if pool.snapshots else pool.weights["snapshots"]) > 0:
                 refresh_current()
-                venv.set_opponents(*pool.members())
+            pool.next_rollout()
+            venv.set_opponents(*pool.members())
             self.t_rollout = time.perf_counter()
 
         def _on_rollout_end(self):
@@ -395,7 +416,8 @@ def main(argv=None) -> int:
         "command": command, "total_steps": model.num_timesteps, "decks": names,
         "stopped_by_time_limit": bool(stopped),
         "envs": args.envs, "workers": args.workers, "network": args.net, "interrupted": interrupted,
-        "pool": dict(zip(POOL_KINDS, args.pool)),
+        "pool": dict(zip(POOL_KINDS, args.pool)), "snapshot_draw": args.snapshot_draw,
+        "max_snapshots": args.max_snapshots,
         "ppo": {"n_steps": args.n_steps, "batch_size": args.batch_size,
                 "epochs": args.epochs},
         "device": f"{device} ({where})", "torch_threads": th.get_num_threads(),
