@@ -75,11 +75,14 @@ def parse_args(argv=None):
                          f"{' '.join(map(str, DEFAULT_POOL))}; the snapshots' share goes to "
                          "the current policy until the first snapshot)")
     ap.add_argument("--n-steps", type=int, default=64, help="rollout steps per game slot")
-    ap.add_argument("--batch-size", type=int, default=1024)
+    ap.add_argument("--batch-size", type=int, default=256)
     ap.add_argument("--epochs", type=int, default=3)
     ap.add_argument("--lr", type=float, default=None,
                     help="learning rate (default 3e-4; with --resume, the checkpoint's unless "
                          "given)")
+    ap.add_argument("--lr-end", type=float, default=None,
+                    help="decay the learning rate linearly from --lr to this by "
+                         "--total-steps (default: constant)")
     ap.add_argument("--threads", type=int, default=None,
                     help="torch threads (default: the machine's cores, at most 4; games and "
                          "updates take turns in one process, so the update may use them all)")
@@ -121,6 +124,18 @@ def parse_args(argv=None):
         args.snapshot_every, args.checkpoint_every = 2048, 4096
         args.eval_every, args.eval_games = 4096, 4
     return ap, args
+
+
+class LinearRate:
+    """From ``start`` to ``end`` as SB3's progress goes 1 -> 0.  With learn() given the
+    steps left and the steps done kept, SB3's progress counts over the whole run, so a
+    resumed run goes on where it was."""
+
+    def __init__(self, start: float, end: float):
+        self.start, self.end = start, end
+
+    def __call__(self, progress_remaining: float) -> float:
+        return self.end + (self.start - self.end) * max(0.0, progress_remaining)
 
 
 class Pool:
@@ -246,14 +261,18 @@ def main(argv=None) -> int:
     # opponents in worker processes get CPU copies; here they share the learner's device
     opponent_device = "cpu" if args.workers > 1 else device
 
+    def learning_rate(start: float):
+        """A constant, or (--lr-end) a linear decay over the run's --total-steps."""
+        return start if args.lr_end is None else LinearRate(start, args.lr_end)
+
     checkpoints = sorted((out / "checkpoints").glob("model_*.zip"),
                          key=lambda p: int(p.stem.split("_")[1]))
     if args.resume and checkpoints:
         model = MaskablePPO.load(checkpoints[-1], env=venv, tensorboard_log=str(out / "tb"),
                                  device=device)
         print(f"resuming from {checkpoints[-1]} ({model.num_timesteps} steps)")
-        if args.lr is not None:
-            model.learning_rate = args.lr
+        if args.lr is not None or args.lr_end is not None:
+            model.learning_rate = learning_rate(args.lr or model.lr_schedule(1.0))
             model._setup_lr_schedule()
         for snap in sorted((out / "snapshots").glob("*.pt"))[-args.max_snapshots:]:
             policy, _ = read_policy_file(snap, device=opponent_device)
@@ -267,7 +286,8 @@ def main(argv=None) -> int:
             policy_class, kwargs = "MlpPolicy", policy_kwargs()
         model = MaskablePPO(policy_class, venv, n_steps=args.n_steps,
                             batch_size=args.batch_size, n_epochs=args.epochs,
-                            learning_rate=args.lr or 3e-4, gamma=0.995, gae_lambda=0.95,
+                            learning_rate=learning_rate(args.lr or 3e-4), gamma=0.995,
+                            gae_lambda=0.95,
                             ent_coef=0.01, policy_kwargs=kwargs, seed=args.seed,
                             tensorboard_log=str(out / "tb"), verbose=0, device=device)
     def refresh_current() -> None:
@@ -419,7 +439,7 @@ def main(argv=None) -> int:
         "pool": dict(zip(POOL_KINDS, args.pool)), "snapshot_draw": args.snapshot_draw,
         "max_snapshots": args.max_snapshots,
         "ppo": {"n_steps": args.n_steps, "batch_size": args.batch_size,
-                "epochs": args.epochs},
+                "epochs": args.epochs, "lr": args.lr or 3e-4, "lr_end": args.lr_end},
         "device": f"{device} ({where})", "torch_threads": th.get_num_threads(),
         "wall_seconds": round(wall, 1),
         "steps_per_second": round(steps / wall, 1) if wall else None,
