@@ -10,7 +10,7 @@ card each hidden instance is changes -- so pending decisions and effects that
 name instances stay valid.
 
 Uses: the hidden-information tests (an observation must not change under
-``determinize``), and search agents that sample worlds consistent with what they
+``determinize``), and search agents (``agents.search``) that sample worlds consistent with what they
 know (information-set MCTS).  While ``player`` chooses among candidates in a hidden
 zone (11.2.1: they look at them), those candidates keep their cards, and so do the cards
 known to be in the opponent's hand (``g.known``: revealed under 3.1.7, or gone there from an
@@ -35,7 +35,9 @@ def determinize(g, player: int, seed: int):
     seen = seen_candidates(g, player)
     for iids in hidden_groups(h, player):
         iids = [i for i in iids if i not in seen]
-        cards = [defs[i] for i in iids]
+        # drawn from the cards sorted, not in the order they really lie: two games that
+        # differ only in what ``player`` cannot see give the same world for one seed
+        cards = sorted(defs[i] for i in iids)
         state = shuffle(state, cards)
         for i, d in zip(iids, cards):
             defs[i] = d
