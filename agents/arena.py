@@ -2,7 +2,9 @@
 
 The one game loop for evaluation, training callbacks and tests: each agent gets its
 own seat's observation (unless it declares ``needs_observation = False``) and the
-mask, exactly as in the environments, without the AEC bookkeeping.
+mask, exactly as in the environments, without the AEC bookkeeping.  An agent that
+declares ``needs_state = True`` (a search agent) gets ``act_state(game)`` instead and must
+read the game only through worlds redrawn from its player's view.
 """
 from __future__ import annotations
 
@@ -29,6 +31,7 @@ def play_game(deck_0, deck_1, seed: int, agents, config: RuleConfig | None = Non
     g = new_game(deck_0, deck_1, seed=seed, config=config)
     enc = encoder if encoder is not None and encoder.db is g.db else Encoder(g.db)
     observe = [getattr(a, "needs_observation", True) for a in agents]
+    searches = [getattr(a, "needs_state", False) for a in agents]   # act_state(game)
     for a in agents:
         if hasattr(a, "reset"):
             a.reset()
@@ -39,8 +42,11 @@ def play_game(deck_0, deck_1, seed: int, agents, config: RuleConfig | None = Non
         legal = g.legal_actions()
         mask[:] = 0
         mask[legal] = 1
-        obs = enc.encode(g, p, legal) if observe[p] else None
-        a = int(agents[p].act(obs, mask))
+        if searches[p]:
+            a = int(agents[p].act_state(g))
+        else:
+            obs = enc.encode(g, p, legal) if observe[p] else None
+            a = int(agents[p].act(obs, mask))
         g.apply_action(a)
         if record is not None:
             record.append(a)

@@ -38,8 +38,9 @@ class _Node:
 
     def __init__(self, g):
         self.g = g
-        self.player = g.dec[1]
-        self.legal = g.legal_actions()
+        over = g.result is not None
+        self.player = -1 if over else g.dec[1]
+        self.legal = [] if over else g.legal_actions()
         self.prior = None
         self.n = 0
         self.visits = np.zeros(len(self.legal), dtype=np.float64)

@@ -118,9 +118,12 @@ def cmd_play(args) -> int:
         if p != human:
             mask[:] = 0
             mask[legal] = 1
-            obs = enc.encode(g, p, legal) if getattr(opponent, "needs_observation", True) \
-                else None
-            a = int(opponent.act(obs, mask))
+            if getattr(opponent, "needs_state", False):     # a search agent
+                a = int(opponent.act_state(g))
+            else:
+                obs = enc.encode(g, p, legal) \
+                    if getattr(opponent, "needs_observation", True) else None
+                a = int(opponent.act(obs, mask))
             line = f"turn {g.turn}: opponent {public_move(g, a, human)}"
             name, turn, seen = g.action_name(a), g.turn, len(g.events)
             g.apply_action(a)

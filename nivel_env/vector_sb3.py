@@ -29,9 +29,14 @@ from .env.encoder import observation_box
 from .vector import GameBatch
 
 
-def act_batch(agent, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+def act_batch(agent, obs: np.ndarray, masks: np.ndarray, games=None) -> np.ndarray:
     """Moves of ``agent`` for a batch of rows: its ``act_batch`` if it has one, else ``act``
-    row by row (``None`` for observations when it does not read them)."""
+    row by row (``None`` for observations when it does not read them); a search agent
+    (``needs_state``) gets ``act_state(game)`` for each of ``games``."""
+    if getattr(agent, "needs_state", False):
+        if games is None:
+            raise TypeError(f"{type(agent).__name__} searches the game: give the games")
+        return np.array([agent.act_state(g) for g in games], dtype=np.int64)
     if hasattr(agent, "act_batch"):
         return np.asarray(agent.act_batch(obs, masks), dtype=np.int64)
     see = getattr(agent, "needs_observation", True)
@@ -182,7 +187,9 @@ class SelfPlayVecEnv(VecEnv):
             for k, m in enumerate(self.opponents):
                 rows = waiting & (self.member == k)
                 if rows.any():
-                    acts[rows] = act_batch(m, b.obs[rows], b.mask[rows])
+                    games = [b.games[i] for i in np.flatnonzero(rows)] \
+                        if getattr(m, "needs_state", False) else None
+                    acts[rows] = act_batch(m, b.obs[rows], b.mask[rows], games)
             t1 = time.perf_counter()
             b.step(acts, which=waiting)
             self.opponent_seconds += t1 - t0

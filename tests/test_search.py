@@ -63,3 +63,28 @@ def test_search_refuses_bad_budgets(prior):
         SearchAgent(prior, max_ms=0)
     with pytest.raises(TypeError, match="act_state"):
         SearchAgent(prior).act(np.zeros(3), np.ones(3))
+
+
+def test_search_plays_wherever_an_agent_does(prior):
+    """The arena, the Gym wrapper's embedded opponent and the batched self-play env hand a
+    search agent the game (act_state), never an observation."""
+    from agents import RandomAgent
+    from agents.arena import play_game
+    from nivel_env import NivelArenaGymEnv
+    from nivel_env.vector_sb3 import SelfPlayVecEnv
+    fast = dict(simulations=4, worlds=2)
+    r = play_game(load_deck("ember-rush"), load_deck("stone-bastion"), 1,
+                  [SearchAgent(prior, seed=0, **fast), RandomAgent(0)])
+    assert r.returns in ((1, -1), (-1, 1), (0, 0))
+    env = NivelArenaGymEnv(opponent=SearchAgent(prior, seed=1, **fast), seat=1)
+    obs, info = env.reset(seed=2)
+    for _ in range(30):
+        legal = np.flatnonzero(env.action_masks())
+        obs, rew, term, trunc, info = env.step(int(legal[0]))
+        if term or trunc:
+            break
+    venv = SelfPlayVecEnv(2, opponents=[SearchAgent(prior, seed=2, **fast)], seed=0)
+    venv.reset()
+    for _ in range(5):
+        venv.step(venv.action_masks().argmax(axis=1))
+        assert venv.batch.learner_to_act.all()

@@ -174,6 +174,8 @@ class NivelArenaGymEnv(gymnasium.Env):
         if policy is None:
             policy, who = self._default_opponent.act, self._default_opponent
         observe = getattr(who, "needs_observation", True)
+        if getattr(who, "needs_state", False):           # a search agent: the game itself
+            policy = lambda obs, mask: who.act_state(g)   # noqa: E731
         while g.result is None and g.dec[1] == opp:
             legal = g.legal_actions()
             mask = np.zeros(N_ACTIONS, dtype=np.int8)
