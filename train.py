@@ -290,6 +290,7 @@ def main(argv=None) -> int:
                             gae_lambda=0.95,
                             ent_coef=0.01, policy_kwargs=kwargs, seed=args.seed,
                             tensorboard_log=str(out / "tb"), verbose=0, device=device)
+
     def refresh_current() -> None:
         """The learner as it is now, as a pool member: itself in this process, a copy of
         its weights (sent once per rollout) for worker processes."""

@@ -1,6 +1,7 @@
 """Training throughput: train.py end to end, beside the engine's own speed, same run.
 
-Runs ``train.py`` for ``--steps`` learner steps (no evaluation) and, before and after it,
+Runs ``train.py`` for ``--steps`` learner steps (no evaluation; snapshots taken from an
+eighth of the way on, as a long run's pool would hold them) and, before and after it,
 uniform-random engine games for ``--engine-seconds`` each, in this one process, so the
 two figures come from the same machine state.  Prints learner steps/s, the share of wall
 time in the environment (engine + encoder + batch bookkeeping) and in each other part, the
@@ -53,8 +54,10 @@ def main() -> None:
     import train
     before = engine_rate(args.engine_seconds)
     with tempfile.TemporaryDirectory() as out:
+        # snapshots from an eighth of the way on, so the pool plays as in a long run
         argv = ["--total-steps", str(args.steps), "--out", out, "--no-progress",
-                "--final-games", "0", "--eval-every", str(10 ** 12), *extra,
+                "--final-games", "0", "--eval-every", str(10 ** 12),
+                "--snapshot-every", str(max(4096, args.steps // 8)), *extra,
                 *[a for a in args.train_args if a != "--"]]
         with contextlib.redirect_stdout(io.StringIO()):
             code = train.main(argv)
