@@ -16,9 +16,12 @@ per worker.
 
     from agents import HeuristicAgent, RandomAgent
     from nivel_env.vector_workers import WorkerSelfPlayVecEnv
-    venv = WorkerSelfPlayVecEnv(2, 32, opponents=[RandomAgent(0), HeuristicAgent(0)], seed=0)
-    ...
-    venv.close()
+
+    if __name__ == "__main__":          # workers are spawned: they import this script
+        venv = WorkerSelfPlayVecEnv(2, 32, opponents=[RandomAgent(0), HeuristicAgent(0)],
+                                    seed=0)
+        ...
+        venv.close()
 """
 from __future__ import annotations
 
