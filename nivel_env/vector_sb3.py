@@ -49,7 +49,29 @@ def label_of(agent) -> str:
     return str(getattr(agent, "label", None) or type(agent).__name__)
 
 
-class SelfPlayVecEnv(VecEnv):
+class WholeBatchMethods:
+    """SB3's per-environment calls for a VecEnv that is one object, not N environments:
+    an attribute or method is the whole batch's, answered once per index asked;
+    ``env_method("action_masks")`` gives each game's row of ``action_masks()``."""
+
+    def get_attr(self, attr_name, indices=None):
+        return [getattr(self, attr_name) for _ in self._get_indices(indices)]
+
+    def set_attr(self, attr_name, value, indices=None) -> None:
+        setattr(self, attr_name, value)
+
+    def env_method(self, method_name, *args, indices=None, **kwargs):
+        idx = list(self._get_indices(indices))
+        if method_name == "action_masks":
+            masks = self.action_masks()
+            return [masks[i] for i in idx]
+        return [getattr(self, method_name)(*args, **kwargs) for _ in idx]
+
+    def env_is_wrapped(self, wrapper_class, indices=None):
+        return [False for _ in self._get_indices(indices)]
+
+
+class SelfPlayVecEnv(WholeBatchMethods, VecEnv):
     """N games in this process as an SB3 VecEnv; the opponent seat played by ``opponents``.
 
     Args:
@@ -208,23 +230,9 @@ class SelfPlayVecEnv(VecEnv):
     def close(self) -> None:
         pass
 
-    def get_attr(self, attr_name, indices=None):
-        return [getattr(self, attr_name) for _ in self._get_indices(indices)]
-
-    def set_attr(self, attr_name, value, indices=None) -> None:
-        setattr(self, attr_name, value)
-
-    def env_method(self, method_name, *args, indices=None, **kwargs):
-        idx = list(self._get_indices(indices))
-        if method_name == "action_masks":
-            return [self.batch.mask[i].copy() for i in idx]
-        return [getattr(self, method_name)(*args, **kwargs) for _ in idx]
-
-    def env_is_wrapped(self, wrapper_class, indices=None):
-        return [False for _ in self._get_indices(indices)]
 
     def has_attr(self, attr_name) -> bool:
         return hasattr(self, attr_name)
 
 
-__all__ = ["SelfPlayVecEnv", "act_batch", "label_of"]
+__all__ = ["SelfPlayVecEnv", "WholeBatchMethods", "act_batch", "label_of"]

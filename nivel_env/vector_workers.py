@@ -36,6 +36,7 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
 from .engine import N_ACTIONS
 from .env.encoder import OBS_SIZE, observation_box
+from .vector_sb3 import SelfPlayVecEnv, WholeBatchMethods
 
 #: shared arrays: name -> (dtype, per-game shape)
 _ARRAYS = {"obs": (np.float32, (OBS_SIZE,)), "mask": (np.bool_, (N_ACTIONS,)),
@@ -56,7 +57,6 @@ def _worker(conn, names: dict, n_total: int, lo: int, hi: int, kwargs: dict) -> 
         torch.set_num_threads(1)              # one core per worker
     except ImportError:
         pass
-    from .vector_sb3 import SelfPlayVecEnv
     shms = {k: shared_memory.SharedMemory(name=v) for k, v in names.items()}
     views = _views(shms, n_total, lo, hi)
     members: dict = {}
@@ -111,7 +111,7 @@ class WorkerError(RuntimeError):
     """A worker process failed; the message carries its traceback."""
 
 
-class WorkerSelfPlayVecEnv(VecEnv):
+class WorkerSelfPlayVecEnv(WholeBatchMethods, VecEnv):
     """``workers`` processes of ``games_per_worker`` games each, as one SB3 VecEnv.
 
     Args:
@@ -178,7 +178,6 @@ class WorkerSelfPlayVecEnv(VecEnv):
     def set_opponents(self, opponents, weights=None) -> None:
         """As ``SelfPlayVecEnv.set_opponents``; each member is pickled to a worker once
         (pass a new object for a policy whose weights changed)."""
-        from .vector_sb3 import SelfPlayVecEnv
         opponents = list(opponents)
         SelfPlayVecEnv._check_weights(opponents, weights)     # fail here, not in a worker
         keys = []
@@ -280,20 +279,6 @@ class WorkerSelfPlayVecEnv(VecEnv):
         except Exception:                                  # noqa: BLE001 -- at exit
             pass
 
-    def get_attr(self, attr_name, indices=None):
-        return [getattr(self, attr_name) for _ in self._get_indices(indices)]
-
-    def set_attr(self, attr_name, value, indices=None) -> None:
-        setattr(self, attr_name, value)
-
-    def env_method(self, method_name, *args, indices=None, **kwargs):
-        idx = list(self._get_indices(indices))
-        if method_name == "action_masks":
-            return [self._arrays["mask"][i].copy() for i in idx]
-        return [getattr(self, method_name)(*args, **kwargs) for _ in idx]
-
-    def env_is_wrapped(self, wrapper_class, indices=None):
-        return [False for _ in self._get_indices(indices)]
 
 
 __all__ = ["WorkerSelfPlayVecEnv", "WorkerError"]
