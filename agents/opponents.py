@@ -1,7 +1,7 @@
 """Opponents by name: ``load_opponent("heuristic")``, a shipped policy, or a file.
 
 Bundled names: ``random``, ``heuristic``, and the shipped trained policies in
-``agents/policies/`` by file stem (``nv1-ppo``).  ``difficulty`` applies to trained
+``agents/policies/`` by file stem (``nv2-ppo``, the strongest; ``nv1-ppo``).  ``difficulty`` applies to trained
 policies: ``hard`` (greedy), ``normal`` (samples from the policy), ``easy`` (samples,
 and 30% of moves are random); see ``agents.policy.DIFFICULTIES``.
 """

@@ -113,8 +113,16 @@ def export_policy(model, path: str | Path, meta: dict | None = None) -> Path:
     policy = getattr(model, "policy", model)
     info = {"layout_version": LAYOUT_VERSION, "card_pool_version": load_card_db().version,
             "num_timesteps": int(getattr(model, "num_timesteps", 0)), **(meta or {})}
-    state = {k: (v.detach().cpu().half() if v.is_floating_point() else v.detach().cpu())
-             for k, v in policy.state_dict().items()}
+    # a shared feature extractor appears under three names; convert (and store) it once
+    done: dict = {}
+    state = {}
+    for k, v in policy.state_dict().items():
+        same = (v.untyped_storage().data_ptr(), v.storage_offset(), tuple(v.shape),
+                v.stride(), v.dtype)
+        if same not in done:
+            done[same] = v.detach().cpu().half() if v.is_floating_point() \
+                else v.detach().cpu()
+        state[k] = done[same]
     path.parent.mkdir(parents=True, exist_ok=True)
     th.save({"format": FORMAT, "version": VERSION, "meta": _plain(info, "meta"),
              "network": network_spec(policy), "state_dict": state}, path)
