@@ -7,7 +7,7 @@ two figures come from the same machine state.  Prints learner steps/s, the share
 time in the environment (engine + encoder + batch bookkeeping) and in each other part, the
 engine's random-play decisions/s, and their ratio, which compares across machines.
 
-Targets (issue 14): >= 2,000 learner steps/s on 2 cores, the environment >= 40% of the wall
+Targets: >= 2,000 learner steps/s on 2 cores, the environment >= 40% of the wall
 time, and learner steps/s / engine decisions/s >= 0.06.
 
     python benchmarks/train_speed.py                       # pointer network, 1 process
