@@ -10,6 +10,10 @@ the game's seed and their seat, not from the worker).
     # round robin between agents (bundled names or policy files), Elo-scale ratings
     python evaluate.py agents random heuristic runs/nv1/policy.pt --games 100
 
+    # a gauntlet: each agent only against the --against ones (settings after a colon)
+    python evaluate.py agents nv2-search:simulations=16 nv2-search:simulations=64 \
+        --against nv2-ppo heuristic --games 100
+
     # every bundled deck pair under one agent: win-rate matrix, deck ratings,
     # first-player win rate, game length
     python evaluate.py decks --agent heuristic --games 50
@@ -77,23 +81,52 @@ def _play_pair(task):
             specs = (a1, a0) if swap else (a0, a1)
         agents = (_agent(specs[0], seed, 0), _agent(specs[1], seed, 1))
         actions: list = []
-        r = play_game(decks[0], decks[1], seed, agents, record=actions)
+        times: tuple = ([], [])
+        r = play_game(decks[0], decks[1], seed, agents, record=actions, think_times=times)
         if replay_dir:
             _save_replay(replay_dir, decks, specs, seed, actions)
         side = 1 if swap else 0
         out.append({"seed": seed, "swap": swap, "points": (r.returns[side] + 1) / 2,
                     "first_player_won": r.returns[r.first] > 0, "draw": r.returns == (0, 0),
-                    "turns": r.turns, "decisions": r.decisions})
+                    "turns": r.turns, "decisions": r.decisions,
+                    "think_seconds": {specs[0]: times[0], specs[1]: times[1]}
+                    if specs[0] != specs[1] else {specs[0]: times[0] + times[1]}})
     return out
 
 
+def think_time_report(results) -> dict:
+    """Per agent: its seconds per real decision (more than one legal move), mean and 99th
+    percentile, over every game it played (one core per game)."""
+    per: dict = {}
+    for pair in results:
+        for game in pair:
+            for spec, t in game["think_seconds"].items():
+                per.setdefault(spec, []).extend(t)
+    return {spec: {"moves": len(t), "mean_ms": round(1000 * float(np.mean(t)), 2),
+                   "p99_ms": round(1000 * float(np.percentile(t, 99)), 2),
+                   "max_ms": round(1000 * float(np.max(t)), 2)}
+            for spec, t in per.items() if t}
+
+
 def _save_replay(replay_dir, decks, agents, seed, actions):
+    import re
+
     from nivel_env.replay import record_game
-    stem = lambda x: Path(str(x)).stem                                  # noqa: E731
+    stem = lambda x: re.sub(r"[^\w.-]", "_", Path(str(x)).stem)           # noqa: E731
     name = (f"{stem(decks[0].source) or decks[0].name}-{stem(agents[0])}-vs-"
             f"{stem(decks[1].source) or decks[1].name}-{stem(agents[1])}-seed{seed}.jsonl")
     record_game(decks[0], decks[1], seed, actions, players=[str(a) for a in agents],
                 meta={"by": "evaluate.py"}).write(Path(replay_dir) / name)
+
+
+def _threads(n: int) -> int | None:
+    """Set torch's thread count (when torch is loaded); returns the previous one."""
+    torch = sys.modules.get("torch")
+    if torch is None or n is None:
+        return None
+    old = torch.get_num_threads()
+    torch.set_num_threads(n)
+    return old
 
 
 def _worker_init():
@@ -110,9 +143,13 @@ def _run(tasks, workers: int, desc: str, progress: bool):
     results = []
     bar = tqdm(total=len(tasks), desc=desc, unit="seed", disable=not progress)
     if workers <= 1:
-        for t in tasks:
-            results.append(_play_pair(t))
-            bar.update()
+        threads = _threads(1)         # one-position forwards: more threads only wait
+        try:
+            for t in tasks:
+                results.append(_play_pair(t))
+                bar.update()
+        finally:
+            _threads(threads)
     else:
         # not fork: a parent that loaded torch (a policy file) can deadlock forked children
         ctx = multiprocessing.get_context("forkserver")
@@ -207,7 +244,8 @@ def _write(out: Path, stem: str, matrix_rows, report, m, labels, title):
 
 
 def agents_tournament(args) -> dict:
-    specs = args.agents
+    against = list(args.against or [])
+    specs = args.agents + [a for a in against if a not in args.agents]
     if len(specs) < 2:
         raise SystemExit("evaluate.py agents: give at least two agents")
     for s in specs:                               # fail early, with the loader's message
@@ -219,7 +257,12 @@ def agents_tournament(args) -> dict:
     decks = args.decks or list_decks()
     pairs = [(d0, d1) for d0 in decks for d1 in decks] if len(decks) > 1 else [(decks[0],) * 2]
     tasks, keys = [], []
-    for i, j in combinations(range(len(specs)), 2):
+    meet = list(combinations(range(len(specs)), 2))
+    if against:                      # a gauntlet: each agent against the --against ones only
+        mine, theirs = set(range(len(args.agents))), {specs.index(a) for a in against}
+        meet = [(i, j) for i, j in meet
+                if (i in mine and j in theirs) or (j in mine and i in theirs)]
+    for i, j in meet:
         for g in range(args.games):
             d0, d1 = pairs[(g + i * 7 + j * 13) % len(pairs)]
             tasks.append((d0, d1, specs[i], specs[j], args.seed * 1_000_003 + g,
@@ -235,13 +278,14 @@ def agents_tournament(args) -> dict:
     ratios = [r["se_paired"] / r["se_independent"] for r in rows
               if r["se_independent"] > 0 and r["se_paired"] == r["se_paired"]]
     report = {"command": "python evaluate.py " + " ".join(args.argv), "kind": "agents",
-              "agents": specs, "labels": labels, "decks": decks,
+              "agents": specs, "against": against or None, "labels": labels, "decks": decks,
               "games_per_pair": 2 * args.games,
               "play": "duplicate: each seed's deal played twice, agents exchanged",
               "se_ratio_vs_independent": round(float(np.mean(ratios)), 3) if ratios else None,
               "ratings": _ratings(labels, per_pair, args.seed, args.bootstrap, anchor),
               "rating_scale": "Elo (400 log10 odds), " + ("random = 0" if anchor is not None
                                                           else "mean = 0"),
+              "think_time": think_time_report(res),
               "matrix": rows}
     files = _write(Path(args.out), "agents", rows, report, m, labels,
                    "Agent tournament: row's score vs column")
@@ -316,6 +360,11 @@ def _print_report(report, labels, m, files):
     print("\nratings (" + report["rating_scale"] + ", bootstrap 95%):")
     for r in report["ratings"]:
         print(f"  {r['name']:24s} {r['rating']:7.1f}  [{r['low']:7.1f}, {r['high']:7.1f}]")
+    if report.get("think_time"):
+        print("\ntime per real decision (one core per game): mean, 99th percentile")
+        for spec, t in report["think_time"].items():
+            print(f"  {spec:24s} {t['mean_ms']:9.2f} ms {t['p99_ms']:9.2f} ms  "
+                  f"({t['moves']} moves)")
     if "first_player_win_rate" in report:
         f = report["first_player_win_rate"]
         print(f"\nfirst player wins {f['rate']} [{f['low']}, {f['high']}]; "
@@ -347,8 +396,11 @@ def main(argv=None) -> int:
                         help="write every game as a replay file into DIR (python -m nivel_env "
                              "replay FILE to watch one)")
     a = sub.add_parser("agents", parents=[common], help="round robin between agents")
-    a.add_argument("agents", nargs="+", help="random, heuristic, a bundled policy name or a "
-                                             "policy file")
+    a.add_argument("agents", nargs="+", help="random, heuristic, a bundled policy, search or "
+                                             "level name, or a policy file; settings after a "
+                                             "colon (nv2-search:simulations=64)")
+    a.add_argument("--against", nargs="+", metavar="AGENT",
+                   help="a gauntlet: play each agent only against these (default: round robin)")
     a.add_argument("--decks", nargs="+", help="deck names or files (default: all bundled)")
     a.add_argument("--out", default="results/agents")
     d = sub.add_parser("decks", parents=[common], help="every deck pair under one agent")

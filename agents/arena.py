@@ -8,6 +8,7 @@ read the game only through worlds redrawn from its player's view.
 """
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -25,9 +26,11 @@ class GameResult:
 
 
 def play_game(deck_0, deck_1, seed: int, agents, config: RuleConfig | None = None,
-              encoder: Encoder | None = None, record: list | None = None) -> GameResult:
+              encoder: Encoder | None = None, record: list | None = None,
+              think_times: tuple | None = None) -> GameResult:
     """One seeded game; ``agents[i]`` plays seat i.  ``record`` (a list) receives the
-    actions taken, for replays."""
+    actions taken, for replays; ``think_times`` (two lists) receives each seat's seconds
+    per real decision (more than one legal move: what a player waits for)."""
     g = new_game(deck_0, deck_1, seed=seed, config=config)
     enc = encoder if encoder is not None and encoder.db is g.db else Encoder(g.db)
     observe = [getattr(a, "needs_observation", True) for a in agents]
@@ -42,11 +45,14 @@ def play_game(deck_0, deck_1, seed: int, agents, config: RuleConfig | None = Non
         legal = g.legal_actions()
         mask[:] = 0
         mask[legal] = 1
+        t0 = time.perf_counter()
         if searches[p]:
             a = int(agents[p].act_state(g))
         else:
             obs = enc.encode(g, p, legal) if observe[p] else None
             a = int(agents[p].act(obs, mask))
+        if think_times is not None and len(legal) > 1:
+            think_times[p].append(time.perf_counter() - t0)
         g.apply_action(a)
         if record is not None:
             record.append(a)

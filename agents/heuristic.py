@@ -17,12 +17,20 @@ HARMFUL = {"trash", "return_to_hand", "to_deck_bottom", "prohibit", "discard", "
 
 
 class HeuristicAgent:
-    """Greedy one-decision-at-a-time rules over the observation vector."""
+    """Greedy one-decision-at-a-time rules over the observation vector.
+
+    ``random_share`` plays that share of its real choices uniformly at random instead (a
+    weaker opponent for new players; 0 is the full heuristic).
+    """
 
     needs_observation = True
 
-    def __init__(self, seed: int | None = None):
+    def __init__(self, seed: int | None = None, random_share: float = 0.0):
+        if not 0.0 <= random_share <= 1.0:
+            raise ValueError(f"HeuristicAgent: random_share must be in [0, 1], got "
+                             f"{random_share!r}")
         self.rng = np.random.default_rng(seed)
+        self.random_share = float(random_share)
 
     def reset(self) -> None:
         pass
@@ -33,6 +41,8 @@ class HeuristicAgent:
             raise ValueError("HeuristicAgent.act: the action mask has no legal action")
         if legal.size == 1:
             return int(legal[0])
+        if self.random_share and self.rng.random() < self.random_share:
+            return int(legal[self.rng.integers(legal.size)])
         if observation is None:
             raise ValueError("HeuristicAgent.act needs the observation (it decides from it)")
         v = ObservationView(observation)

@@ -1,21 +1,64 @@
-"""Opponents by name: ``load_opponent("heuristic")``, a shipped policy, or a file.
+"""Opponents by name: ``load_opponent("heuristic")``, a shipped policy, a search agent, a
+difficulty level, or a policy file -- each optionally with settings.
 
-Bundled names: ``random``, ``heuristic``, and the shipped trained policies in
-``agents/policies/`` by file stem (``nv2-ppo``, the strongest; ``nv1-ppo``).  ``difficulty`` applies to trained
-policies: ``hard`` (greedy), ``normal`` (samples from the policy), ``easy`` (samples,
-and 30% of moves are random); see ``agents.policy.DIFFICULTIES``.
+Names:
+  * ``random``, ``heuristic``;
+  * the shipped trained policies in ``agents/policies/`` by file stem (``nv2-ppo``, the
+    strongest; ``nv1-ppo``);
+  * search agents, ``SEARCHES`` (``nv2-search``: determinized PUCT over ``nv2-ppo`` with
+    the value head fit for it, see ``agents.search``);
+  * the difficulty ladder, ``LEVELS`` (``novice``, ``casual``, ``strong``, ``expert``),
+    each an alias for one of the above with settings;
+  * a policy file, named by a path (``runs/x/policy.pt``, ``./my.pt``).
+
+Settings follow a colon as ``key=value`` pairs separated by commas:
+``heuristic:random_share=0.5``, ``nv2-ppo:temperature=0.5``,
+``nv2-search:simulations=64,worlds=4``.  A trained policy given ``simulations`` becomes a
+search agent over that policy (``runs/x/policy.pt:simulations=256``).  ``difficulty``
+applies to trained policies: ``hard`` (greedy), ``normal`` (samples from the policy),
+``easy`` (samples, and 30% of moves are random); see ``agents.policy.DIFFICULTIES``.
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from .heuristic import HeuristicAgent
 
 POLICY_DIR = Path(__file__).with_name("policies")
+VALUE_DIR = Path(__file__).with_name("values")
+
+#: shipped search agents: name -> (policy, settings)
+SEARCHES = {
+    "nv2-search": ("nv2-ppo", {"simulations": 128, "worlds": 4, "c_puct": 2.5,
+                               "prior_temperature": 8.0}),
+}
+
+#: the difficulty ladder, weakest first: level -> (agent spec, what it is); the ratings
+#: are measured in docs/opponents.md
+LEVELS = {
+    "novice": ("random", "moves at random: any new player can win"),
+    "casual": ("heuristic:random_share=0.3",
+               "the rule-based heuristic, with 30% of its choices random"),
+    "strong": ("nv2-ppo:random_share=0.2",
+               "the shipped trained policy, greedy, with 20% of its choices random"),
+    "expert": ("nv2-search", "search over nv2-ppo (determinized PUCT), the strongest"),
+}
+
+_SETTINGS = {
+    "random": {},
+    "heuristic": {"random_share": float},
+    "policy": {"temperature": float, "random_share": float, "difficulty": str},
+    "search": {"simulations": int, "worlds": int, "max_ms": float, "c_puct": float,
+               "temperature": float, "batch": int, "prior_temperature": float},
+}
+_SETTING = re.compile(r"^[a-z_]+=[^,=:]+(,[a-z_]+=[^,=:]+)*$")
 
 
 def bundled_opponents() -> list[str]:
-    return ["random", "heuristic"] + sorted(p.stem for p in POLICY_DIR.glob("*.pt"))
+    """Every name ``load_opponent`` takes without a path."""
+    return (["random", "heuristic"] + sorted(p.stem for p in POLICY_DIR.glob("*.pt"))
+            + sorted(SEARCHES) + list(LEVELS))
 
 
 def is_policy_path(spec: str | Path) -> bool:
@@ -24,34 +67,89 @@ def is_policy_path(spec: str | Path) -> bool:
     directory called ``nv1-ppo`` can never stand in for the shipped ``nv1-ppo``."""
     if isinstance(spec, Path):
         return True
-    s = str(spec)
+    s = split_spec(str(spec))[0]
     return "/" in s or "\\" in s or s.endswith(".pt")
 
 
-def load_opponent(name_or_path: str | Path, difficulty: str = "hard", seed: int | None = None):
-    """An agent (``act(observation, action_mask)``) by bundled name or policy file path.
+def split_spec(spec: str) -> tuple[str, dict]:
+    """``"name:key=value,..."`` -> ``("name", {"key": "value", ...})``.  Only a tail after
+    the last colon that reads as settings is split off (a path may hold colons)."""
+    head, sep, tail = spec.rpartition(":")
+    if not sep or not _SETTING.match(tail):
+        return spec, {}
+    return head, dict(kv.split("=", 1) for kv in tail.split(","))
 
-    Names resolve to bundled opponents only (``bundled_opponents()``); a policy file
-    needs a path (``./my.pt``, ``runs/x/policy.pt``).  Raises ``ValueError`` naming the
-    known opponents for an unknown name, and ``PolicyFileError`` for a file that is not a
-    usable policy (nothing is loaded from it).
+
+def policy_file(name: str | Path) -> Path:
+    """The file of a bundled policy name, or the path given."""
+    if is_policy_path(name):
+        return Path(name)
+    path = POLICY_DIR / f"{name}.pt"
+    if not path.is_file():
+        raise ValueError(f"no bundled policy {str(name)!r}; known: "
+                         f"{', '.join(p.stem for p in sorted(POLICY_DIR.glob('*.pt')))} (a "
+                         f"policy file needs a path: ./{name}.pt or a name ending in .pt)")
+    return path
+
+
+def _typed(kind: str, settings: dict, spec: str) -> dict:
+    allowed = _SETTINGS[kind]
+    out = {}
+    for k, v in settings.items():
+        if k not in allowed:
+            raise ValueError(f"load_opponent: {spec!r}: {kind} opponents take "
+                             f"{', '.join(allowed) or 'no settings'}, not {k!r}")
+        try:
+            out[k] = allowed[k](v)
+        except ValueError:
+            raise ValueError(f"load_opponent: {spec!r}: {k} must be "
+                             f"{allowed[k].__name__}, got {v!r}") from None
+    return out
+
+
+def load_opponent(name_or_path: str | Path, difficulty: str = "hard", seed: int | None = None):
+    """An agent by name (see the module docstring), policy file path, or either with
+    settings.  Agents that read the observation have ``act(observation, action_mask)``;
+    search agents have ``act_state(game)`` (``needs_state``), which the arena, the
+    environments' opponents, ``play`` and ``evaluate.py`` call.
+
+    Raises ``ValueError`` naming the known opponents for an unknown name (or the settings
+    a kind takes), and ``PolicyFileError`` for a file that is not a usable policy (nothing
+    is loaded from it).
     """
     from . import RandomAgent
     if not isinstance(name_or_path, (str, Path)):
         raise TypeError(f"load_opponent: give a name or a path, got "
                         f"{type(name_or_path).__name__}")
-    name = str(name_or_path)
+    spec = str(name_or_path)
+    name, settings = (spec, {}) if isinstance(name_or_path, Path) else split_spec(spec)
+    if name in LEVELS:
+        base, base_settings = split_spec(LEVELS[name][0])
+        name, settings = base, {**base_settings, **settings}
     if name == "random":
+        _typed("random", settings, spec)
         return RandomAgent(seed)
     if name == "heuristic":
-        return HeuristicAgent(seed)
-    if is_policy_path(name_or_path):
-        path = Path(name)
-    else:
-        path = POLICY_DIR / f"{name}.pt"
-        if not path.is_file():
-            raise ValueError(f"load_opponent: no bundled opponent {name!r}; known: "
-                             f"{', '.join(bundled_opponents())} (a policy file needs a path: "
-                             f"./{name}.pt or a name ending in .pt)")
+        return HeuristicAgent(seed, **_typed("heuristic", settings, spec))
+    value = None
+    if name in SEARCHES:
+        name, preset = SEARCHES[name]
+        settings = {**{k: str(v) for k, v in preset.items()}, **settings}
+        bundled_value = VALUE_DIR / f"{name}.pt"
+        value = bundled_value if bundled_value.is_file() else None
+    try:
+        path = policy_file(name)
+    except ValueError as e:
+        raise ValueError(f"load_opponent: no bundled opponent {name!r}; known: "
+                         f"{', '.join(bundled_opponents())} (a policy file needs a path: "
+                         f"./{name}.pt or a name ending in .pt)") from None
     from .policy import PolicyAgent
-    return PolicyAgent(path, difficulty=difficulty, seed=seed)
+    searching = "simulations" in settings
+    if searching:
+        from .search import SearchAgent
+        s = _typed("search", settings, spec)
+        return SearchAgent(PolicyAgent(path), value=value, policy_path=path, seed=seed, **s)
+    s = _typed("policy", settings, spec)
+    if "difficulty" in s or not ({"temperature", "random_share"} & set(s)):
+        s["difficulty"] = s.get("difficulty", difficulty)
+    return PolicyAgent(path, seed=seed, **s)

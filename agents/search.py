@@ -1,11 +1,11 @@
-"""Search over hidden information: determinized PUCT with a trained policy as prior and its
-critic as the value.
+"""Search over hidden information: determinized PUCT with a trained policy as prior and a
+value head (or the policy's critic) at the leaves.
 
 At each decision the agent samples ``worlds`` games consistent with what the acting
 player may see (``nivel_env.engine.hidden.determinize``: the opponent's unknown hand
 cards and both decks' orders redrawn, the engine's generator reseeded), grows one search
 tree per world -- PUCT (the AlphaZero rule) with the policy's move probabilities as
-priors and its value estimate at the leaves, both players' decisions searched -- and
+priors and a value estimate at the leaves, both players' decisions searched -- and
 plays the move with the most visits summed over the worlds.  Inside a world the engine
 is deterministic, so a tree node holds its game state; moves with a single legal option
 are played through without a node.
@@ -16,11 +16,19 @@ hidden cards sorted by card, not from where they really are).  The budget is sim
 per move (``simulations``) and/or wall time (``max_ms``); the worlds and every choice
 come from ``seed``, so with ``simulations`` alone a move is reproducible.
 
-Each wave of the search takes one leaf from every world's tree and evaluates them in one
-batched forward of the network.
+Each wave of the search takes ``batch`` leaves spread over the worlds' trees (a leaf that
+waits for its value holds a virtual loss, so the next pick in the same tree goes
+elsewhere) and evaluates them in one batched forward of the network: a forward for one
+position costs nearly what one for sixteen does.
+
+The leaf value: PPO's critic estimates the policy's return against its training pool,
+which flatters whichever seat it is asked about; ``agents.value_fit`` fits a head over the
+same features to how self-play games of the policy end, and the shipped ``nv2-search``
+uses the one in ``agents/values/`` (docs/opponents.md has both measured).
 """
 from __future__ import annotations
 
+import math
 import time
 
 import numpy as np
@@ -31,22 +39,25 @@ from nivel_env.env.encoder import Encoder
 
 class _Node:
     """A decision inside one world: its state, who chooses, and per-move statistics
-    (visit counts and value sums from the chooser's side)."""
+    (visit counts and value sums from the chooser's side), kept as Python lists: with a
+    handful of legal moves a Python loop beats numpy's per-call cost."""
 
-    __slots__ = ("g", "player", "legal", "prior", "n", "visits", "value_sum", "children",
-                 "expanded")
+    __slots__ = ("g", "player", "legal", "prior", "n", "w", "visits", "value_sum",
+                 "children", "expanded", "pending", "value")
 
     def __init__(self, g):
         self.g = g
         over = g.result is not None
         self.player = -1 if over else g.dec[1]
         self.legal = [] if over else g.legal_actions()
-        self.prior = None
-        self.n = 0
-        self.visits = np.zeros(len(self.legal), dtype=np.float64)
-        self.value_sum = np.zeros(len(self.legal), dtype=np.float64)
+        self.prior: list = []
+        self.n = 0                      # visits through this node
+        self.w = 0.0                    # their value sum, from the chooser's side
+        self.visits = [0] * len(self.legal)
+        self.value_sum = [0.0] * len(self.legal)
         self.children: dict = {}
         self.expanded = False
+        self.pending = False            # waiting for the network in this wave
 
 
 def _advance(g, action: int):
@@ -72,24 +83,43 @@ class SearchAgent:
         max_ms: also stop after this many milliseconds (then moves depend on timing).
         c_puct: exploration weight of the PUCT rule.
         temperature: 0 plays the most visited move; above 0 samples by visits^(1/T).
+        value: a value head for the leaves (``agents.value_fit``: a path or a loaded
+            ``ValueHead``); None uses the policy's own critic.
+        policy_path: the policy's file, to check that ``value`` was fit to it.
+        prior_temperature: priors are the policy's probabilities at this temperature; above
+            1 flattens them, so the search also tries moves the policy rates low (a trained
+            policy is often near-certain, and PUCT then rarely looks past its first choice).
+        batch: leaves evaluated per network forward, shared over the worlds (a leaf
+            waiting for its value holds a virtual loss, so a world's later picks in the
+            same wave go elsewhere).
         seed: seeds the worlds and any sampling.
     """
 
     needs_observation = False
     needs_state = True
 
-    def __init__(self, policy, simulations: int = 256, worlds: int = 8,
-                 max_ms: float | None = None, c_puct: float = 1.5, temperature: float = 0.0,
+    def __init__(self, policy, simulations: int = 128, worlds: int = 4,
+                 max_ms: float | None = None, c_puct: float = 2.5, temperature: float = 0.0,
+                 batch: int = 16, value=None, policy_path=None, prior_temperature: float = 8.0,
                  seed: int | None = None):
-        if simulations < 1 or worlds < 1:
-            raise ValueError(f"SearchAgent: simulations and worlds must be at least 1, got "
-                             f"{simulations} and {worlds}")
+        if not prior_temperature > 0:
+            raise ValueError(f"SearchAgent: prior_temperature must be positive, got "
+                             f"{prior_temperature!r}")
+        if simulations < 1 or worlds < 1 or batch < 1:
+            raise ValueError(f"SearchAgent: simulations, worlds and batch must be at least "
+                             f"1, got {simulations}, {worlds} and {batch}")
         if max_ms is not None and not max_ms > 0:
             raise ValueError(f"SearchAgent: max_ms must be positive, got {max_ms!r}")
         self.net = getattr(policy, "policy", policy)
         self.n_obs = int(self.net.observation_space.shape[0])
         self.simulations, self.worlds = int(simulations), int(worlds)
         self.max_ms, self.c_puct, self.temperature = max_ms, float(c_puct), float(temperature)
+        self.batch = int(batch)
+        self.prior_temperature = float(prior_temperature)
+        if value is not None and not callable(value):
+            from .value_fit import load_value_head
+            value = load_value_head(value, policy_path)
+        self.value = value
         self.seed = seed
         self.rng = np.random.default_rng(seed)
         self._encoders: list = []
@@ -115,9 +145,12 @@ class SearchAgent:
         while len(self._encoders) < self.worlds:
             self._encoders.append(Encoder(game.db))
         per_world = max(1, self.simulations // self.worlds)
-        waves = 0
-        for waves in range(1, per_world + 1):
-            self._wave(roots)
+        per_wave = max(1, self.batch // self.worlds)
+        done = 0
+        while done < per_world:
+            k = min(per_wave, per_world - done)
+            self._wave(roots, k)
+            done += k
             if self.max_ms is not None and (time.perf_counter() - t0) * 1000 > self.max_ms:
                 break
         visits = np.zeros(len(legal))
@@ -135,80 +168,85 @@ class SearchAgent:
             best = visits.max()
             tied = np.flatnonzero(visits == best)
             choice = int(tied[np.argmax(prior[tied])])
-        self.last_stats = {"simulations": waves * self.worlds, "worlds": self.worlds,
+        self.last_stats = {"simulations": done * self.worlds, "worlds": self.worlds,
                            "ms": (time.perf_counter() - t0) * 1000,
                            "visits": dict(zip(map(int, legal), visits.tolist()))}
         return int(legal[choice])
 
-    def _wave(self, roots) -> None:
-        """One simulation in every world: select down each tree, evaluate the new leaves
-        together, back the values up."""
-        paths, leaves, values = [], [], []
+    def _descend(self, root):
+        """Select from ``root`` to a leaf, adding a virtual loss along the way (undone in
+        the back-up).  Returns the path [(node, move index)] and the leaf."""
+        path, node = [], root
+        while node.expanded and node.g.result is None:
+            k = self._select(node)
+            a = node.legal[k]
+            child = node.children.get(a)
+            if child is None:
+                child = node.children[a] = _Node(_advance(node.g, a))
+            path.append((node, k))
+            node.n += 1                                   # virtual loss: a visit valued -1
+            node.visits[k] += 1
+            node.value_sum[k] -= 1.0
+            node.w -= 1.0
+            node = child
+        return path, node
+
+    def _wave(self, roots, per_world: int) -> None:
+        """``per_world`` simulations in every world: select down each tree, evaluate the
+        new leaves in one forward, back the values up."""
+        sims, todo = [], []
         for w, root in enumerate(roots):
-            path, node = [], root
-            while node.expanded and node.g.result is None:
-                k = self._select(node)
-                a = node.legal[k]
-                child = node.children.get(a)
-                if child is None:
-                    child = node.children[a] = _Node(_advance(node.g, a))
-                path.append((node, k))
-                node = child
-            paths.append(path)
-            if node.g.result is not None:
-                r = node.g.result
-                values.append((float(r[0]), float(r[1])))
-                leaves.append(None)
-            else:
-                values.append(None)
-                leaves.append((w, node))
-        todo = [x for x in leaves if x is not None]
+            for _ in range(per_world):
+                path, leaf = self._descend(root)
+                sims.append((path, leaf))
+                if leaf.g.result is None and not leaf.expanded and not leaf.pending:
+                    leaf.pending = True
+                    todo.append((w, leaf))
         if todo:
             obs = np.zeros((len(todo), self.n_obs), dtype=np.float32)
-            for j, (w, node) in enumerate(todo):
-                obs[j] = self._encoders[w].encode(node.g, node.player, node.legal)[:self.n_obs]
+            for j, (w, leaf) in enumerate(todo):
+                obs[j] = self._encoders[w].encode(leaf.g, leaf.player, leaf.legal)[:self.n_obs]
             logits, v = self._evaluate(obs)
-            j = 0
-            for i, x in enumerate(leaves):
-                if x is None:
-                    continue
-                node = x[1]
-                z = logits[j][node.legal]
+            for j, (w, leaf) in enumerate(todo):
+                z = logits[j][leaf.legal] / self.prior_temperature
                 p = np.exp(z - z.max())
-                node.prior = p / p.sum()
-                node.expanded = True
-                val = float(np.clip(v[j], -1.0, 1.0))
-                values[i] = (val, -val) if node.player == 0 else (-val, val)
-                j += 1
-        for path, (v0, v1) in zip(paths, values):
-            for node, k in path:
-                node.n += 1
-                node.visits[k] += 1
-                node.value_sum[k] += v0 if node.player == 0 else v1
+                leaf.prior = (p / p.sum()).tolist()
+                leaf.value = float(min(1.0, max(-1.0, v[j])))     # the chooser's side
+                leaf.expanded, leaf.pending = True, False
+        for path, leaf in sims:
+            if leaf.g.result is not None:
+                r = leaf.g.result
+                v0, v1 = float(r[0]), float(r[1])
+            else:
+                v0 = leaf.value if leaf.player == 0 else -leaf.value
+                v1 = -v0
+            for node, k in path:                 # replace the virtual loss with the value
+                v = (v0 if node.player == 0 else v1) + 1.0
+                node.value_sum[k] += v
+                node.w += v
 
     def _select(self, node) -> int:
         """PUCT: Q + c * P * sqrt(N) / (1 + n); unvisited moves start at the node's mean."""
-        n = node.visits
-        q = np.where(n > 0, node.value_sum / np.maximum(n, 1),
-                     node.value_sum.sum() / max(node.n, 1))
-        u = self.c_puct * node.prior * np.sqrt(node.n + 1) / (1.0 + n)
-        return int(np.argmax(q + u))
+        fpu = node.w / node.n if node.n else 0.0
+        scale = self.c_puct * math.sqrt(node.n + 1)
+        best, pick = -1e30, 0
+        for k, (n, s, p) in enumerate(zip(node.visits, node.value_sum, node.prior)):
+            score = (s / n if n else fpu) + scale * p / (1 + n)
+            if score > best:
+                best, pick = score, k
+        return pick
 
     def _evaluate(self, obs: np.ndarray):
         """Action logits and value estimates for a batch of observations (one forward)."""
         import torch as th
+
+        from .value_fit import value_features
         p = self.net
         with th.no_grad():
-            x = th.as_tensor(obs).to(p.device)
-            features = p.extract_features(x)
-            if p.share_features_extractor:
-                latent_pi, latent_vf = p.mlp_extractor(features)
-            else:
-                latent_pi = p.mlp_extractor.forward_actor(features[0])
-                latent_vf = p.mlp_extractor.forward_critic(features[1])
-            logits = p.action_net(latent_pi).float().cpu().numpy()
-            values = p.value_net(latent_vf).float().cpu().numpy().reshape(-1)
-        return logits, values
+            logits, latent_vf = value_features(p, th.as_tensor(obs).to(p.device))
+            head = self.value if self.value is not None else p.value_net
+            values = head(latent_vf.float().cpu() if self.value is not None else latent_vf)
+        return logits.float().cpu().numpy(), values.float().cpu().numpy().reshape(-1)
 
 
 __all__ = ["SearchAgent"]

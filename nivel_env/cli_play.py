@@ -3,9 +3,10 @@
 The human sees what their seat may see -- the same information the observation
 gives an agent -- and picks moves by number from the legal actions, named as
 ``action_name`` names them.  The opponent is any agent ``load_opponent`` knows
-(``random``, ``heuristic``, a shipped or trained policy file).  Leaving (``quit``,
-Ctrl-C, end of input) is a surrender, recorded like any other move, so every game
-can be saved as a replay.
+(``random``, ``heuristic``, a shipped or trained policy file, the search agent
+``nv2-search``) or a level of the difficulty ladder (``--level novice`` ... ``expert``).
+Leaving (``quit``, Ctrl-C, end of input) is a surrender, recorded like any other move, so
+every game can be saved as a replay.
 """
 from __future__ import annotations
 
@@ -86,6 +87,8 @@ def cmd_play(args) -> int:
     except (CardDataError, DeckError) as e:
         print(f"play: {e}", file=sys.stderr)
         return 2
+    if args.level:
+        args.opponent = args.level
     try:
         from agents import load_opponent
         opponent = load_opponent(args.opponent, difficulty=args.difficulty, seed=seed)
@@ -185,9 +188,19 @@ def add_parser(sub) -> None:
     p.add_argument("--deck", help="your deck: a bundled name or a deck file (default: drawn "
                                   "from the seed)")
     p.add_argument("--opponent-deck", help="the opponent's deck (default: drawn from the seed)")
-    p.add_argument("--opponent", default="heuristic",
-                   help="random, heuristic, a shipped policy (e.g. nv1-ppo, needs the train "
-                        "extra) or a policy file (default: heuristic)")
+    try:
+        from agents.opponents import LEVELS
+    except ImportError:                             # the agents package is not installed
+        LEVELS = {}
+    who = p.add_mutually_exclusive_group()
+    who.add_argument("--opponent", default="heuristic",
+                     help="random, heuristic, a shipped policy (e.g. nv2-ppo, needs the "
+                          "train extra), the search agent nv2-search, or a policy file; "
+                          "settings after a colon, e.g. nv2-search:simulations=64 "
+                          "(default: heuristic)")
+    who.add_argument("--level", choices=list(LEVELS) or None,
+                     help="a level of the difficulty ladder, weakest first: "
+                          + "; ".join(f"{k}: {v[1]}" for k, v in LEVELS.items()))
     p.add_argument("--difficulty", choices=("hard", "normal", "easy"), default="hard",
                    help="for policy opponents: how greedily they pick (default: hard)")
     p.add_argument("--seat", choices=("0", "1", "random"), default="random",
