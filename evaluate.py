@@ -166,7 +166,9 @@ def _heatmap(matrix, labels, title, path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     k = len(labels)
-    fig, ax = plt.subplots(figsize=(1.2 + 0.9 * k, 1.0 + 0.8 * k))
+    longest = max(len(x) for x in labels)                  # room for long agent settings
+    fig, ax = plt.subplots(figsize=(1.2 + 0.9 * k + 0.08 * longest,
+                                    1.0 + 0.8 * k + 0.06 * longest))
     m = np.array(matrix, dtype=float)
     im = ax.imshow(m, vmin=0, vmax=1, cmap="RdYlGn")
     ax.set_xticks(range(k), labels, rotation=45, ha="right")

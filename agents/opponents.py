@@ -139,7 +139,7 @@ def load_opponent(name_or_path: str | Path, difficulty: str = "hard", seed: int 
         value = bundled_value if bundled_value.is_file() else None
     try:
         path = policy_file(name)
-    except ValueError as e:
+    except ValueError:
         raise ValueError(f"load_opponent: no bundled opponent {name!r}; known: "
                          f"{', '.join(bundled_opponents())} (a policy file needs a path: "
                          f"./{name}.pt or a name ending in .pt)") from None

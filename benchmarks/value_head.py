@@ -9,6 +9,10 @@ the correlation, the mean squared error against the outcome (a constant 0 scores
 calibration table (mean outcome per band of v).
 
     python benchmarks/value_head.py --policy nv2-ppo --games 100
+    python benchmarks/value_head.py --policy nv2-ppo --value agents/values/nv2-ppo.pt
+
+``--value`` measures a value head fit by ``agents.value_fit`` on the same positions, beside
+the critic.
 """
 from __future__ import annotations
 
@@ -26,6 +30,7 @@ def main() -> None:
     ap.add_argument("--policy", default="nv2-ppo", help="bundled name or policy file")
     ap.add_argument("--games", type=int, default=100, help="seeds (each played twice)")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--value", help="also measure this value head (agents.value_fit)")
     args = ap.parse_args()
     import torch as th
 
@@ -38,7 +43,12 @@ def main() -> None:
     net = me.policy
     decks = [load_deck(n) for n in list_decks()]
     enc = Encoder(decks[0].db)
-    values, outcomes, turns = [], [], []
+    values, outcomes, turns, head_values = [], [], [], []
+    head = None
+    if args.value:
+        from agents.opponents import policy_file
+        from agents.value_fit import load_value_head, value_features
+        head = load_value_head(args.value, policy_file(args.policy))
     rng = np.random.default_rng(args.seed)
     for i in range(args.games):
         d0, d1 = decks[rng.integers(len(decks))], decks[rng.integers(len(decks))]
@@ -59,14 +69,23 @@ def main() -> None:
                 agent = me if p == policy_seat else heur
                 g.apply_action(int(agent.act(obs, mask)))
             with th.no_grad():
-                v = net.predict_values(th.as_tensor(np.stack(rows))).numpy().reshape(-1)
+                x = th.as_tensor(np.stack(rows))
+                v = net.predict_values(x).numpy().reshape(-1)
+                if head is not None:
+                    head_values.extend(head(value_features(net, x)[1]).numpy().tolist())
             values.extend(v.tolist())
             outcomes.extend(float(g.result[p]) for p in who)
             turns.extend(when)
-    v, z, t = np.clip(np.array(values), -1, 1), np.array(outcomes), np.array(turns)
-    print(f"{args.policy}: {len(v):,} positions from {2 * args.games} games against the "
-          f"heuristic (both sides' positions)")
+    z, t = np.array(outcomes), np.array(turns)
+    for name, vals in (("critic", values), (f"value head {args.value}", head_values)):
+        if vals:
+            print(f"\n{args.policy}, {name}: {len(z):,} positions from {2 * args.games} "
+                  f"games against the heuristic (both sides' positions)")
+            report(np.clip(np.array(vals), -1, 1), z, t)
 
+
+def report(v, z, t) -> None:
+    """Correlation, error and sign accuracy overall and by turn; a calibration table."""
     def line(name, sel):
         if sel.sum() < 10:
             return

@@ -2,8 +2,6 @@
 import subprocess
 import sys
 
-import json
-
 import pytest
 
 from agents import HeuristicAgent, RandomAgent, load_opponent

@@ -88,3 +88,28 @@ def test_search_plays_wherever_an_agent_does(prior):
     for _ in range(5):
         venv.step(venv.action_masks().argmax(axis=1))
         assert venv.batch.learner_to_act.all()
+
+
+def test_search_keeps_to_its_budget(prior):
+    """Simulations are counted exactly whatever the leaf batch; a time budget stops the
+    search early (then at least one wave has run)."""
+    g = positions(1, seed=20)[0]
+    for batch in (1, 3, 16):
+        s = SearchAgent(prior, simulations=24, worlds=3, batch=batch, seed=1)
+        assert s.act_state(g) in g.legal_actions()
+        assert s.last_stats["simulations"] == 24
+    s = SearchAgent(prior, simulations=100_000, worlds=2, max_ms=30, seed=1)
+    assert s.act_state(g) in g.legal_actions()
+    assert 2 <= s.last_stats["simulations"] < 100_000
+    assert s.last_stats["ms"] < 5_000
+
+
+def test_the_shipped_search_agent_plays_whole_games():
+    """The shipped nv2-search (value head fit for nv2-ppo) plays whole games legally."""
+    from agents import RandomAgent
+    from agents.arena import play_game
+    s = load_opponent("nv2-search:simulations=8,worlds=2", seed=0)
+    assert s.value is not None
+    r = play_game(load_deck("ember-rush"), load_deck("stone-bastion"), 4,
+                  [RandomAgent(1), s])
+    assert r.returns in ((1, -1), (-1, 1), (0, 0))
