@@ -119,7 +119,7 @@ def _save_replay(replay_dir, decks, agents, seed, actions):
                 meta={"by": "evaluate.py"}).write(Path(replay_dir) / name)
 
 
-def _threads(n: int) -> int | None:
+def _threads(n: int | None) -> int | None:
     """Set torch's thread count (when torch is loaded); returns the previous one."""
     torch = sys.modules.get("torch")
     if torch is None or n is None:

@@ -144,8 +144,7 @@ def load_opponent(name_or_path: str | Path, difficulty: str = "hard", seed: int 
                          f"{', '.join(bundled_opponents())} (a policy file needs a path: "
                          f"./{name}.pt or a name ending in .pt)") from None
     from .policy import PolicyAgent
-    searching = "simulations" in settings
-    if searching:
+    if "simulations" in settings:                   # a search over this policy
         from .search import SearchAgent
         s = _typed("search", settings, spec)
         return SearchAgent(PolicyAgent(path), value=value, policy_path=path, seed=seed, **s)

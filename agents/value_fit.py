@@ -31,7 +31,6 @@ from torch import nn
 
 VALUE_FORMAT = "nivel_env.value_head"
 VALUE_VERSION = 1
-VALUE_DIR = Path(__file__).with_name("values")
 TEMPERATURES = (0.0, 0.5, 1.0)
 
 

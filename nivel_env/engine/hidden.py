@@ -10,11 +10,11 @@ card each hidden instance is changes -- so pending decisions and effects that
 name instances stay valid.
 
 Uses: the hidden-information tests (an observation must not change under
-``determinize``), and search agents (``agents.search``) that sample worlds consistent with what they
-know (information-set MCTS).  While ``player`` chooses among candidates in a hidden
-zone (11.2.1: they look at them), those candidates keep their cards, and so do the cards
-known to be in the opponent's hand (``g.known``: revealed under 3.1.7, or gone there from an
-open zone).  A card revealed into a deck is treated as unknown.
+``determinize``), and search agents (``agents.search``) that sample worlds consistent
+with what they know (information-set MCTS).  While ``player`` chooses among candidates in
+a hidden zone (11.2.1: they look at them), those candidates keep their cards, and so do
+the cards known to be in the opponent's hand (``g.known``: revealed under 3.1.7, or gone
+there from an open zone).  A card revealed into a deck is treated as unknown.
 
 ``substitute`` and ``relabel`` make the other kinds of world the hidden-information
 check tries: hidden cards replaced by other cards of the pool, and hidden instances
