@@ -146,7 +146,8 @@ class SearchAgent:
             self._encoders.append(Encoder(game.db))
         per_world = max(1, self.simulations // self.worlds)
         per_wave = max(1, self.batch // self.worlds)
-        done = 0
+        self._expand(list(enumerate(roots)))   # every root in one forward: simulation one
+        done = 1
         while done < per_world:
             k = min(per_wave, per_world - done)
             self._wave(roots, k)
@@ -203,16 +204,7 @@ class SearchAgent:
                     leaf.pending = True
                     todo.append((w, leaf))
         if todo:
-            obs = np.zeros((len(todo), self.n_obs), dtype=np.float32)
-            for j, (w, leaf) in enumerate(todo):
-                obs[j] = self._encoders[w].encode(leaf.g, leaf.player, leaf.legal)[:self.n_obs]
-            logits, v = self._evaluate(obs)
-            for j, (w, leaf) in enumerate(todo):
-                z = logits[j][leaf.legal] / self.prior_temperature
-                p = np.exp(z - z.max())
-                leaf.prior = (p / p.sum()).tolist()
-                leaf.value = float(min(1.0, max(-1.0, v[j])))     # the chooser's side
-                leaf.expanded, leaf.pending = True, False
+            self._expand(todo)
         for path, leaf in sims:
             if leaf.g.result is not None:
                 r = leaf.g.result
@@ -224,6 +216,19 @@ class SearchAgent:
                 v = (v0 if node.player == 0 else v1) + 1.0
                 node.value_sum[k] += v
                 node.w += v
+
+    def _expand(self, todo) -> None:
+        """Priors and values for ``todo`` ([(world, leaf)]) from one batched forward."""
+        obs = np.zeros((len(todo), self.n_obs), dtype=np.float32)
+        for j, (w, leaf) in enumerate(todo):
+            obs[j] = self._encoders[w].encode(leaf.g, leaf.player, leaf.legal)[:self.n_obs]
+        logits, v = self._evaluate(obs)
+        for j, (w, leaf) in enumerate(todo):
+            z = logits[j][leaf.legal] / self.prior_temperature
+            p = np.exp(z - z.max())
+            leaf.prior = (p / p.sum()).tolist()
+            leaf.value = float(min(1.0, max(-1.0, v[j])))     # the chooser's side
+            leaf.expanded, leaf.pending = True, False
 
     def _select(self, node) -> int:
         """PUCT: Q + c * P * sqrt(N) / (1 + n); unvisited moves start at the node's mean."""
