@@ -2,8 +2,9 @@
 
 Every seed is played twice.  Between agents this is duplicate play: the same deal (decks,
 shuffles, first player) with the agents exchanged, so the luck of the deal cancels and an
-agent against itself scores exactly 0.5.  Between decks, the decks exchange seats under
-the same agent.  Intervals treat each seed's two games as one unit (they are correlated).
+agent against itself scores exactly 0.5.  Between decks it is the duplicate deal for
+decks: the decks exchange seats under the same agent and each deck draws the same cards
+in both games, the deck that went first going second.  Intervals treat each seed's two games as one unit (they are correlated).
 Games run on all cores; results depend only on --seed (each game's agents are seeded from
 the game's seed and their seat, not from the worker).
 
@@ -68,8 +69,9 @@ def _play_pair(task):
 
     ``agents`` mode is duplicate play: the same deal both times (d0 in seat 0, d1 in seat
     1, the same shuffles and first player, all from the seed) with the agents exchanged,
-    so the luck of the deal cancels.  ``decks`` mode exchanges the decks' seats under the
-    same agent."""
+    so the luck of the deal cancels.  ``decks`` mode is the duplicate deal for decks: the
+    decks exchange seats and the second game is the seed's mirror (``new_game``), so each
+    deck draws the same cards in both games and the deck that went first goes second."""
     d0, d1, a0, a1, seed, replay_dir, mode = task
     out = []
     for swap in (False, True):
@@ -82,9 +84,11 @@ def _play_pair(task):
         agents = (_agent(specs[0], seed, 0), _agent(specs[1], seed, 1))
         actions: list = []
         times: tuple = ([], [])
-        r = play_game(decks[0], decks[1], seed, agents, record=actions, think_times=times)
+        mirror = swap and mode == "decks"
+        r = play_game(decks[0], decks[1], seed, agents, record=actions, think_times=times,
+                      mirror=mirror)
         if replay_dir:
-            _save_replay(replay_dir, decks, specs, seed, actions)
+            _save_replay(replay_dir, decks, specs, seed, actions, mirror)
         side = 1 if swap else 0
         out.append({"seed": seed, "swap": swap, "points": (r.returns[side] + 1) / 2,
                     "first_player_won": r.returns[r.first] > 0, "draw": r.returns == (0, 0),
@@ -108,15 +112,16 @@ def think_time_report(results) -> dict:
             for spec, t in per.items() if t}
 
 
-def _save_replay(replay_dir, decks, agents, seed, actions):
+def _save_replay(replay_dir, decks, agents, seed, actions, mirror=False):
     import re
 
     from nivel_env.replay import record_game
     stem = lambda x: re.sub(r"[^\w.-]", "_", Path(str(x)).stem)           # noqa: E731
     name = (f"{stem(decks[0].source) or decks[0].name}-{stem(agents[0])}-vs-"
-            f"{stem(decks[1].source) or decks[1].name}-{stem(agents[1])}-seed{seed}.jsonl")
+            f"{stem(decks[1].source) or decks[1].name}-{stem(agents[1])}-seed{seed}"
+            f"{'-mirror' if mirror else ''}.jsonl")
     record_game(decks[0], decks[1], seed, actions, players=[str(a) for a in agents],
-                meta={"by": "evaluate.py"}).write(Path(replay_dir) / name)
+                meta={"by": "evaluate.py"}, mirror=mirror).write(Path(replay_dir) / name)
 
 
 def _threads(n: int | None) -> int | None:
@@ -226,6 +231,14 @@ def _matrix(labels, per_pair):
     return m, rows
 
 
+def _se_ratio(rows):
+    """Mean over the matrix of the paired standard error over that of as many independent
+    games: below 1, the duplicate pairing removed that much noise."""
+    ratios = [r["se_paired"] / r["se_independent"] for r in rows
+              if r["se_independent"] > 0 and r["se_paired"] == r["se_paired"]]
+    return round(float(np.mean(ratios)), 3) if ratios else None
+
+
 def _ratings(labels, per_pair, seed, samples, anchor=None):
     k = len(labels)
     r = bradley_terry(points_matrix(per_pair, k, games_per_unit=2), anchor)
@@ -277,13 +290,11 @@ def agents_tournament(args) -> dict:
     labels = unique_labels(specs)
     m, rows = _matrix(labels, per_pair)
     anchor = labels.index("random") if "random" in labels else None
-    ratios = [r["se_paired"] / r["se_independent"] for r in rows
-              if r["se_independent"] > 0 and r["se_paired"] == r["se_paired"]]
     report = {"command": "python evaluate.py " + " ".join(args.argv), "kind": "agents",
               "agents": specs, "against": against or None, "labels": labels, "decks": decks,
               "games_per_pair": 2 * args.games,
               "play": "duplicate: each seed's deal played twice, agents exchanged",
-              "se_ratio_vs_independent": round(float(np.mean(ratios)), 3) if ratios else None,
+              "se_ratio_vs_independent": _se_ratio(rows),
               "ratings": _ratings(labels, per_pair, args.seed, args.bootstrap, anchor),
               "rating_scale": "Elo (400 log10 odds), " + ("random = 0" if anchor is not None
                                                           else "mean = 0"),
@@ -342,6 +353,9 @@ def deck_benchmark(args) -> dict:
               "first_player_win_rate": {"rate": round(fp / len(decided), 4) if decided else None,
                                         "low": round(lo, 4), "high": round(hi, 4),
                                         "decided_games": len(decided)},
+              "play": "duplicate deal: decks exchange seats, each deck's shuffle kept, "
+                      "the first player exchanged",
+              "se_ratio_vs_independent": _se_ratio(rows),
               "draws": n - len(decided),
               "mean_turns": round(float(np.mean([x["turns"] for x in all_games])), 2),
               "mean_decisions": round(float(np.mean([x["decisions"] for x in all_games])), 1),
@@ -354,7 +368,7 @@ def deck_benchmark(args) -> dict:
 
 def _print_report(report, labels, m, files):
     how = ("duplicate: each deal twice, agents exchanged" if report["kind"] == "agents"
-           else "each seed twice, decks exchange seats")
+           else "duplicate deal: each deck the same cards twice, first player exchanged")
     print(f"\n{report['kind']}: {report['games_per_pair']} games per pair ({how})")
     if report.get("se_ratio_vs_independent") is not None:
         print(f"standard error {report['se_ratio_vs_independent']:.2f}x that of as many "

@@ -27,11 +27,12 @@ class GameResult:
 
 def play_game(deck_0, deck_1, seed: int, agents, config: RuleConfig | None = None,
               encoder: Encoder | None = None, record: list | None = None,
-              think_times: tuple | None = None) -> GameResult:
+              think_times: tuple | None = None, mirror: bool = False) -> GameResult:
     """One seeded game; ``agents[i]`` plays seat i.  ``record`` (a list) receives the
     actions taken, for replays; ``think_times`` (two lists) receives each seat's seconds
-    per real decision (more than one legal move: what a player waits for)."""
-    g = new_game(deck_0, deck_1, seed=seed, config=config)
+    per real decision (more than one legal move: what a player waits for).  ``mirror``:
+    the other half of a duplicate deal for decks (``new_game``)."""
+    g = new_game(deck_0, deck_1, seed=seed, config=config, mirror=mirror)
     enc = encoder if encoder is not None and encoder.db is g.db else Encoder(g.db)
     observe = [getattr(a, "needs_observation", True) for a in agents]
     searches = [getattr(a, "needs_state", False) for a in agents]   # act_state(game)

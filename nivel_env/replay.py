@@ -47,6 +47,7 @@ class ReplayRecorder:
         self.rows = [{
             "kind": "header", "format": FORMAT, "card_pool_version": game.db.version,
             "seed": seed, "config": cfg.to_dict(),
+            **({"mirror": True} if _mirrored(game) else {}),
             "decks": [{"name": d.name, "leader": d.leader.id, "cards": d.card_ids()}
                       for d in decks],
             "players": list(players),
@@ -88,12 +89,17 @@ class ReplayRecorder:
         return path
 
 
+def _mirrored(game) -> bool:
+    """Whether ``game`` was set up as the mirror half of a duplicate deal (new_game)."""
+    return bool(game.log and game.log[0].get("type") == "start" and game.log[0].get("mirror"))
+
+
 def record_game(deck_0: Deck, deck_1: Deck, seed: int, actions: list[int],
                 config: RuleConfig | None = None, players=("player 0", "player 1"),
-                meta: dict | None = None) -> ReplayRecorder:
+                meta: dict | None = None, mirror: bool = False) -> ReplayRecorder:
     """A replay of a game known by its seed and actions (evaluate.py plays in worker
     processes and records only the actions; this re-simulates them)."""
-    g = new_game(deck_0, deck_1, seed=seed, config=config)
+    g = new_game(deck_0, deck_1, seed=seed, config=config, mirror=mirror)
     rec = ReplayRecorder(g, seed, (deck_0, deck_1), config, players, meta)
     for a in actions:
         p, turn = g.dec[1], g.turn
@@ -166,11 +172,14 @@ def load_replay(path: str | Path, db: CardDB | None = None) -> Replay:
         seed = h["seed"]
         if not _is_int(seed) or not 0 <= seed < 2 ** 64:
             raise ValueError(f"seed must be a whole number 0..2^64-1, got {seed!r}")
+        mirror = h.get("mirror", False)
+        if not isinstance(mirror, bool):
+            raise ValueError(f"mirror must be true or false, got {mirror!r}")
         if len(decks) != 2:
             raise ValueError("expected two decks")
     except (KeyError, TypeError, ValueError) as e:
         raise ReplayError(name, no, f"bad header: {e}") from None
-    g = new_game(*decks, seed=seed, config=config)
+    g = new_game(*decks, seed=seed, config=config, mirror=mirror)
     if _norm(g.events) != h.get("events"):
         raise ReplayError(name, no, "the setup events differ from the recorded ones "
                                     "(another engine version, or an edited file)")

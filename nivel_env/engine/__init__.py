@@ -50,10 +50,16 @@ def blank_game(db: CardDB, defs: list, seed: int, config: RuleConfig | None) -> 
 
 
 def new_game(deck_0: Deck, deck_1: Deck, seed: int = 0, config: RuleConfig | None = None,
-             db: CardDB | None = None) -> Game:
+             db: CardDB | None = None, mirror: bool = False) -> Game:
     """Set up a game (5.1) and run it to the first decision (the first mulligan).
 
     The card pool is ``db``, else the one ``deck_0`` was loaded with, else the bundled pool.
+
+    ``mirror`` gives the other half of a duplicate deal for decks: ``new_game(b, a, seed,
+    mirror=True)`` shuffles each deck into the order it had in ``new_game(a, b, seed)``
+    and makes the same seat go first, so each deck draws the same cards while the deck
+    that went first goes second.  (It does so by shuffling seat 1's deck before seat 0's;
+    everything after the shuffles comes from the same generator state.)
     """
     db = db or getattr(deck_0, "db", None) or load_card_db()
     defs = [0] * (2 * K.PER)
@@ -77,8 +83,11 @@ def new_game(deck_0: Deck, deck_1: Deck, seed: int = 0, config: RuleConfig | Non
             iid = p * K.PER + 1 + i
             g.deck[p].append(iid)
             g.where[iid] = K.Z_DECK * 4 + 3
-    g.log.append({"type": "start", "seed": seed, "decks": [deck_0.name, deck_1.name],
-                  "leaders": [deck_0.leader.id, deck_1.leader.id]})
+    start = {"type": "start", "seed": seed, "decks": [deck_0.name, deck_1.name],
+             "leaders": [deck_0.leader.id, deck_1.leader.id]}
+    if mirror:
+        start["mirror"] = True
+    g.log.append(start)
     from .flow import setup
-    setup(g)
+    setup(g, mirror)
     return g

@@ -15,9 +15,10 @@ from .stats import ensure
 from .zones import draw, queue, trash_from_field, trigger_timing
 
 
-def setup(g) -> None:
-    """5.1.3-5.1.7: shuffle, leaders to level 1, first player, draw 5, mulligans."""
-    for p in (0, 1):
+def setup(g, mirror: bool = False) -> None:
+    """5.1.3-5.1.7: shuffle, leaders to level 1, first player, draw 5, mulligans.
+    ``mirror`` shuffles seat 1's deck first (the other half of a duplicate deal, new_game)."""
+    for p in ((1, 0) if mirror else (0, 1)):
         g.rng = shuffle(g.rng, g.deck[p])
     g.rng, r = next_u64(g.rng)
     g.first = g.tp = r & 1                                         # 5.1.5
