@@ -25,14 +25,59 @@ class GameResult:
     first: int              # the seat that went first
 
 
+class CardLog:
+    """Which cards each seat had in hand and played in one game, by card id, for card
+    analytics (``agents.card_stats``): ``opening[p]`` the hand once p's mulligan is done
+    (5.1.6; the first player does not draw on turn 1, 6.3.1.1, so nothing else is in it
+    yet), ``in_hand[p]`` every card in p's hand at some point from then on (drawn, searched
+    or returned; cards sent back by a mulligan are not), ``played[p]`` the cards p played
+    (units, items, skills) in order.  ``update`` after each action reads the hands and the
+    events since the last call."""
+
+    PLAY_EVENTS = ("play", "equip", "skill")
+
+    def __init__(self, g):
+        self.opening: list = [None, None]
+        self.in_hand: list = [set(), set()]
+        self.played: list = [[], []]
+        self._seen = 0
+        if not g.cfg.mulligan:
+            self.opening = [self._ids(g, g.hand[0]), self._ids(g, g.hand[1])]
+        self.update(g)
+
+    @staticmethod
+    def _ids(g, iids) -> list:
+        return [g.card(i).id for i in iids]
+
+    def update(self, g) -> None:
+        log = g.log
+        for e in log[self._seen:]:
+            t = e.get("type")
+            if t == "mulligan":
+                self.opening[e["player"]] = self._ids(g, g.hand[e["player"]])
+            elif t in self.PLAY_EVENTS:
+                self.played[e["player"]].append(e["card"])
+        self._seen = len(log)
+        for p in (0, 1):
+            if self.opening[p] is not None:
+                self.in_hand[p].update(self._ids(g, g.hand[p]))
+
+    def sides(self) -> list[dict]:
+        return [{"opening": sorted(self.opening[p] or []), "in_hand": sorted(self.in_hand[p]),
+                 "played": list(self.played[p])} for p in (0, 1)]
+
+
 def play_game(deck_0, deck_1, seed: int, agents, config: RuleConfig | None = None,
               encoder: Encoder | None = None, record: list | None = None,
-              think_times: tuple | None = None, mirror: bool = False) -> GameResult:
+              think_times: tuple | None = None, mirror: bool = False,
+              cards: list | None = None) -> GameResult:
     """One seeded game; ``agents[i]`` plays seat i.  ``record`` (a list) receives the
     actions taken, for replays; ``think_times`` (two lists) receives each seat's seconds
     per real decision (more than one legal move: what a player waits for).  ``mirror``:
-    the other half of a duplicate deal for decks (``new_game``)."""
+    the other half of a duplicate deal for decks (``new_game``).  ``cards`` (a list)
+    receives each seat's ``CardLog.sides()`` entry: the cards it held and played."""
     g = new_game(deck_0, deck_1, seed=seed, config=config, mirror=mirror)
+    card_log = CardLog(g) if cards is not None else None
     enc = encoder if encoder is not None and encoder.db is g.db else Encoder(g.db)
     observe = [getattr(a, "needs_observation", True) for a in agents]
     searches = [getattr(a, "needs_state", False) for a in agents]   # act_state(game)
@@ -57,7 +102,11 @@ def play_game(deck_0, deck_1, seed: int, agents, config: RuleConfig | None = Non
         g.apply_action(a)
         if record is not None:
             record.append(a)
+        if card_log is not None:
+            card_log.update(g)
         n += 1
+    if card_log is not None:
+        cards.extend(card_log.sides())
     return GameResult(g.result, g.turn, n, g.first)
 
 
