@@ -27,7 +27,8 @@ def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
 def bradley_terry(wins: np.ndarray, anchor: int | None = None, prior: float = 0.5,
                   iters: int = 10_000, tol: float = 1e-10) -> np.ndarray:
     """Elo-scale ratings from ``wins[i, j]`` = points i scored against j (a draw is half
-    a point to each).  ``prior`` adds that many points each way to every pair that met,
+    a point to each), centred on the mean, or on ``anchor`` (one index, or several whose
+    mean is then 0: a field's scale).  ``prior`` adds that many points each way to every pair that met,
     so a player who won (or lost) everything still gets a finite rating."""
     w = np.asarray(wins, dtype=float)
     k = w.shape[0]
@@ -46,7 +47,7 @@ def bradley_terry(wins: np.ndarray, anchor: int | None = None, prior: float = 0.
             break
         p = new
     r = 400 * np.log10(p)
-    return r - (r[anchor] if anchor is not None else r.mean())
+    return r - (np.mean(r[anchor]) if anchor is not None else r.mean())
 
 
 def bootstrap_ratings(results: dict, k: int, samples: int = 1000, seed: int = 0,

@@ -1,0 +1,69 @@
+"""evaluate.py's deck commands end to end on small runs: decks (report, metagame, card
+analytics, HTML), gauntlet, compare (SPRT), --pilot, and bad input named."""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+import evaluate  # noqa: E402
+
+SMALL = ["--workers", "1", "--bootstrap", "50", "--no-progress"]
+
+
+def test_decks_writes_the_full_report(tmp_path, capsys):
+    rep = evaluate.main(["decks", "--decks", "ember-rush", "stone-bastion", "tide-scholars",
+                         "--games", "2", "--pilot", "casual", "--out", str(tmp_path), *SMALL])
+    assert rep == 0
+    out = capsys.readouterr().out
+    assert "pilot: casual" in out and "metagame (Nash equilibrium)" in out
+    r = json.loads((tmp_path / "decks.json").read_text())
+    assert r["pilot"] == "casual" and r["games"] == 3 * 2 * 2
+    mg = r["metagame"]
+    assert abs(sum(x["weight"] for x in mg["equilibrium"]) - 1) < 1e-6
+    assert mg["exploitability_uniform"] >= -1e-9
+    cards = json.loads((tmp_path / "cards.json").read_text())
+    assert {c["deck"] for c in cards} == {"Ember Rush", "Stone Bastion", "Tide Scholars"}
+    page = (tmp_path / "report.html").read_text()
+    assert page.count("data:image/png;base64,") >= 4 and "Metagame" in page
+    for f in ("decks_sorted.png", "decks_ratings.png", "decks_lengths.png", "cards.png",
+              "cards.csv", "decks_matrix.csv"):
+        assert (tmp_path / f).stat().st_size > 0
+
+
+def test_gauntlet_scores_my_deck_on_the_fields_scale(tmp_path, capsys):
+    evaluate.main(["gauntlet", "ember-rush", "--field", "stone-bastion", "anvil-guild",
+                   "--games", "2", "--out", str(tmp_path), *SMALL])
+    r = json.loads((tmp_path / "gauntlet.json").read_text())
+    assert r["deck"] == "Ember Rush" and len(r["against_field"]) == 2
+    field = [x["rating"] for x in r["ratings"] if x["name"] != "Ember Rush"]
+    assert abs(sum(field)) < 0.2                     # the field's mean is 0
+    assert {c["deck"] for c in json.loads((tmp_path / "cards.json").read_text())} == \
+        {"Ember Rush"}
+    assert "Ember Rush against the field" in capsys.readouterr().out
+
+
+def test_compare_runs_the_sprt_in_batches(tmp_path, capsys):
+    evaluate.main(["compare", "ember-rush", "stone-bastion", "--field", "tide-scholars",
+                   "--batch", "2", "--max-games", "16", "--elo1", "30",
+                   "--out", str(tmp_path), *SMALL])
+    r = json.loads((tmp_path / "compare.json").read_text())
+    assert r["games"] == 16 and len(r["history"]) == 2 and r["bounds"][0] < 0 < r["bounds"][1]
+    assert r["status"] in (None, "H0", "H1") and r["history"][-1]["games"] == 16
+    out = capsys.readouterr().out
+    assert "LLR" in out and "Elo Ember Rush - Stone Bastion" in out
+
+
+@pytest.mark.parametrize("argv, fault", [
+    (["decks", "--decks", "ember-rush", "no-such-deck"], "no-such-deck"),
+    (["gauntlet", "ember-rush", "--pilot", "nobody"], "nobody"),
+    (["compare", "ember-rush", "stone-bastion", "--elo0", "5", "--elo1", "0"], "elo1"),
+])
+def test_bad_input_is_named(argv, fault, tmp_path):
+    with pytest.raises(SystemExit) as e:
+        evaluate.main(argv + ["--out", str(tmp_path), *SMALL])
+    assert fault in str(e.value)
