@@ -104,6 +104,64 @@ def _play_pair(task):
     return out
 
 
+BLOCK = 32          # seeds per lockstep block: 64 games share each forward
+
+
+def _play_block(block):
+    """A block of ``_play_pair`` tasks (one deck pair, consecutive seeds) in ``decks``
+    mode with a policy pilot: all their games in lockstep (``agents.lockstep``), one
+    forward per step.  Returns what ``_play_pair`` returns for each task, in order."""
+    from agents.lockstep import play_lockstep
+    d0, d1, pilot = block[0][0], block[0][1], block[0][2]
+    agent = _agent(pilot, 0)
+    games, rngs, meta = [], [], []
+    for t in block:
+        seed = t[4]
+        for swap in (False, True):
+            decks = (_deck(d1), _deck(d0)) if swap else (_deck(d0), _deck(d1))
+            games.append((decks[0], decks[1], seed, swap))
+            rngs.append([np.random.default_rng(seed * 2 + seat) for seat in (0, 1)])
+            meta.append((t, swap, decks))
+    played = play_lockstep(agent, games, rngs, record=bool(block[0][5]), cards=True)
+    out, pair = [], []
+    for (t, swap, decks), (r, actions, cards) in zip(meta, played):
+        seed, replay_dir = t[4], t[5]
+        if replay_dir:
+            _save_replay(replay_dir, decks, (pilot, pilot), seed, actions, swap)
+        side = 1 if swap else 0
+        seat_decks = (d1, d0) if swap else (d0, d1)
+        pair.append({"seed": seed, "swap": swap, "points": (r.returns[side] + 1) / 2,
+                     "first_player_won": r.returns[r.first] > 0,
+                     "draw": r.returns == (0, 0), "turns": r.turns, "decisions": r.decisions,
+                     "think_seconds": {},
+                     "sides": [{"deck": seat_decks[p], "points": (r.returns[p] + 1) / 2,
+                                **cards[p]} for p in (0, 1)]})
+        if swap:
+            out.append(pair)
+            pair = []
+    return out
+
+
+def _run_decks(tasks, args, desc: str, pool=None, progress: bool | None = None):
+    """``decks``-mode tasks, in lockstep blocks when the pilot is a policy (the same
+    games, far fewer forwards), else one seed at a time; results in task order."""
+    from agents.lockstep import lockstep_ready
+    progress = not args.no_progress if progress is None else progress
+    if not lockstep_ready(_agent(args.pilot, 0)):
+        return _run(tasks, args.workers, desc, progress, pool)
+    blocks, cur = [], []
+    for t in tasks:                     # consecutive seeds of one deck pair
+        if cur and (len(cur) == BLOCK or t[:2] != cur[0][:2]):
+            blocks.append(cur)
+            cur = []
+        cur.append(t)
+    if cur:
+        blocks.append(cur)
+    results = _run(blocks, args.workers, desc, progress, pool, fn=_play_block,
+                   size=len)
+    return [r for block in results for r in block]
+
+
 def think_time_report(results) -> dict:
     """Per agent: its seconds per real decision (more than one legal move), mean and 99th
     percentile, over every game it played (one core per game)."""
@@ -156,27 +214,32 @@ def _pool(workers: int):
     return ProcessPoolExecutor(workers, mp_context=ctx, initializer=_worker_init)
 
 
-def _run(tasks, workers: int, desc: str, progress: bool, pool=None):
+def _run(tasks, workers: int, desc: str, progress: bool, pool=None, fn=None, size=None):
+    """``fn`` (default ``_play_pair``) over ``tasks`` on ``workers`` processes (or
+    ``pool``), in order; the bar counts seeds (``size(task)`` of them a task)."""
     from tqdm import tqdm
+    fn = fn or _play_pair
+    size = size or (lambda t: 1)
     results = []
-    bar = tqdm(total=len(tasks), desc=desc, unit="seed", disable=not progress)
+    bar = tqdm(total=sum(size(t) for t in tasks), desc=desc, unit="seed", disable=not progress)
+    chunk = 1 if fn is not _play_pair else max(1, len(tasks) // (workers * 8))
     if pool is not None:
-        for r in pool.map(_play_pair, tasks, chunksize=max(1, len(tasks) // (workers * 8))):
+        for t, r in zip(tasks, pool.map(fn, tasks, chunksize=chunk)):
             results.append(r)
-            bar.update()
+            bar.update(size(t))
     elif workers <= 1:
         threads = _threads(1)         # one-position forwards: more threads only wait
         try:
             for t in tasks:
-                results.append(_play_pair(t))
-                bar.update()
+                results.append(fn(t))
+                bar.update(size(t))
         finally:
             _threads(threads)
     else:
         with _pool(workers) as ex:
-            for r in ex.map(_play_pair, tasks, chunksize=max(1, len(tasks) // (workers * 8))):
+            for t, r in zip(tasks, ex.map(fn, tasks, chunksize=chunk)):
                 results.append(r)
-                bar.update()
+                bar.update(size(t))
     bar.close()
     return results
 
@@ -497,7 +560,7 @@ def deck_benchmark(args) -> dict:
     meet = list(combinations(range(len(decks)), 2))
     tasks, keys = _deck_tasks(decks, meet, args.games, 0, args.pilot, args.save_replays,
                               args.seed)
-    res = _run(tasks, args.workers, "decks", not args.no_progress)
+    res = _run_decks(tasks, args, "decks")
     return _deck_report(args, "decks", decks, *_collect(keys, res))
 
 
@@ -519,7 +582,7 @@ def gauntlet(args) -> dict:
         t2, k2 = _deck_tasks(decks, list(combinations(range(1, len(decks)), 2)), fg, 0,
                              args.pilot, args.save_replays, args.seed)
         tasks, keys = tasks + t2, keys + k2
-    res = _run(tasks, args.workers, "gauntlet", not args.no_progress)
+    res = _run_decks(tasks, args, "gauntlet")
     per_pair, units, games = _collect(keys, res)
     mine_units = [u for k, u in zip(keys, units) if k[0] == 0]
     return _deck_report(args, "gauntlet", decks, per_pair, mine_units, games,
@@ -556,7 +619,7 @@ def compare(args) -> dict:
             meet = [(0, j) for j in range(2, len(decks))] + [(1, j) for j in range(2, len(decks))]
             tasks, keys = _deck_tasks(decks, meet, args.batch, seeds, args.pilot,
                                       args.save_replays, args.seed)
-            res = _run(tasks, args.workers, "compare", False, pool)
+            res = _run_decks(tasks, args, "compare", pool, progress=False)
             got: dict = {}
             for (i, j), t, pair in zip(keys, tasks, res):
                 got[(i, j, t[4])] = sum(x["points"] for x in pair)

@@ -67,3 +67,17 @@ def test_bad_input_is_named(argv, fault, tmp_path):
     with pytest.raises(SystemExit) as e:
         evaluate.main(argv + ["--out", str(tmp_path), *SMALL])
     assert fault in str(e.value)
+
+
+def test_lockstep_blocks_play_the_same_games_as_one_at_a_time():
+    pytest.importorskip("torch")
+    pytest.importorskip("sb3_contrib")
+    # a pilot that draws from its generator (random_share), so the seeding must match too
+    pilot = "nv2-ppo:random_share=0.3"
+    tasks = [("ember-rush", "gale-runners", pilot, pilot, 1000 + s, None, "decks")
+             for s in range(3)]
+    one = [evaluate._play_pair(t) for t in tasks]
+    block = evaluate._play_block(tasks)
+    strip = lambda pair: [{k: v for k, v in g.items() if k != "think_seconds"}  # noqa: E731
+                          for g in pair]
+    assert [strip(p) for p in block] == [strip(p) for p in one]

@@ -1,0 +1,81 @@
+"""Many games in lockstep under one policy, one network forward per step for all of them.
+
+A policy's forward for one position costs nearly what one for sixty-four does, so a deck
+benchmark piloted by a trained policy spends most of its time in one-row forwards when
+games run one at a time.  ``play_lockstep`` plays a block of games side by side: at each
+step every game waiting on the policy contributes its observation to one batch, and the
+moves come back together.
+
+It plays exactly the games ``agents.arena.play_game`` would: each game and seat gets its
+own generator, seeded as evaluate.py seeds a seat's agent for that game, and each row's
+move is chosen with that generator from the row's logits (``PolicyAgent._choose``), a
+forced move skips the network when the agent would skip it.  (A batched forward may
+differ from a one-row one in the last bits of a logit; a move can only change where two
+moves tie to those bits.)
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from nivel_env.engine import N_ACTIONS, new_game
+from nivel_env.env.encoder import Encoder
+
+from .arena import CardLog, GameResult
+
+
+def play_lockstep(agent, games, rngs, record: bool = False, cards: bool = False) -> list:
+    """Play ``games`` (``(deck_0, deck_1, seed, mirror)``) with ``agent`` (a
+    ``PolicyAgent``) in both seats; ``rngs[i][seat]`` is game i's generator for that seat.
+    Returns per game ``(GameResult, actions or None, CardLog.sides() or None)``."""
+    state = [new_game(d0, d1, seed=s, mirror=mirror) for d0, d1, s, mirror in games]
+    enc = Encoder(state[0].db) if state else None
+    logs = [CardLog(g) if cards else None for g in state]
+    actions = [[] if record else None for _ in state]
+    steps = [0] * len(state)
+    forced_free = not agent.temperature and not agent.random_share
+    obs = np.zeros((len(state), agent.n_obs), dtype=np.float32)
+    masks = np.zeros((len(state), N_ACTIONS), dtype=bool)
+
+    def apply(i, a):
+        g = state[i]
+        g.apply_action(a)
+        steps[i] += 1
+        if record:
+            actions[i].append(a)
+        if logs[i] is not None:
+            logs[i].update(g)
+
+    live = list(range(len(state)))
+    while live:
+        waiting = []
+        for i in live:
+            g = state[i]
+            while g.result is None:
+                legal = g.legal_actions()
+                if forced_free and len(legal) == 1:
+                    apply(i, int(legal[0]))
+                    continue
+                k = len(waiting)
+                obs[k] = enc.encode(g, g.dec[1], legal)[:agent.n_obs]
+                masks[k] = False
+                masks[k, legal] = True
+                waiting.append(i)
+                break
+        if not waiting:
+            break
+        logits = agent._logits(obs[:len(waiting)], masks[:len(waiting)])
+        for k, i in enumerate(waiting):
+            agent.rng = rngs[i][state[i].dec[1]]
+            apply(i, int(agent._choose(logits[k:k + 1], masks[k:k + 1])[0]))
+        live = [i for i in live if state[i].result is None]
+    return [(GameResult(g.result, g.turn, steps[i], g.first), actions[i],
+             logs[i].sides() if logs[i] is not None else None) for i, g in enumerate(state)]
+
+
+def lockstep_ready(agent) -> bool:
+    """Whether ``agent`` can be played in lockstep (a policy read from observations)."""
+    return hasattr(agent, "_logits") and hasattr(agent, "_choose") and \
+        not getattr(agent, "needs_state", False)
+
+
+__all__ = ["play_lockstep", "lockstep_ready"]
