@@ -40,7 +40,19 @@ from agents.ratings import (bootstrap_ratings, bradley_terry, paired_score, poin
                             wilson)
 
 _CACHE: dict = {}
-DEFAULT_PILOT = "heuristic"
+# the strongest pilot that keeps a full bundled deck benchmark within about 10 minutes on
+# 2 cores (docs/decks.md has the measurement); without the training extras, the heuristic
+PILOT = "nv2-ppo"
+PILOT_FALLBACK = "heuristic"
+
+
+def default_pilot() -> tuple[str, str]:
+    """(pilot, why) for deck commands run without --pilot."""
+    import importlib.util
+    if all(importlib.util.find_spec(m) for m in ("torch", "sb3_contrib")):
+        return PILOT, "the default"
+    return PILOT_FALLBACK, (f"the default without torch and sb3-contrib; install the "
+                            f"training extras for {PILOT}")
 
 
 def _deck(spec: str):
@@ -456,7 +468,8 @@ def _deck_report(args, kind: str, decks, per_pair, units, all_games, field=None,
     cards = card_table(units, samples=args.bootstrap, seed=args.seed, names=names,
                        deck_lists=deck_lists, decks={labels[mine]} if mine is not None else None)
     report = {"command": "python evaluate.py " + " ".join(args.argv), "kind": kind,
-              "pilot": args.pilot, "agent": args.pilot, "decks": decks, "games": n,
+              "pilot": args.pilot, "pilot_chosen": args.pilot_why, "agent": args.pilot,
+              "decks": decks, "games": n,
               "games_per_pair": 2 * args.games,
               "play": "duplicate deal: decks exchange seats, each deck's shuffle kept, "
                       "the first player exchanged",
@@ -674,8 +687,8 @@ def compare(args) -> dict:
 
 
 def _say_pilot(args) -> None:
-    print(f"pilot: {args.pilot}" + ("" if args.pilot_given else
-                                    " (the default; --pilot NAME for another)"))
+    print(f"pilot: {args.pilot}" + ("" if args.pilot_why == "given" else
+                                    f" ({args.pilot_why}; --pilot NAME for another)"))
 
 
 def _print_report(report, labels, m, files):
@@ -748,7 +761,8 @@ def main(argv=None) -> int:
     pilot = argparse.ArgumentParser(add_help=False)
     pilot.add_argument("--pilot", "--agent", dest="pilot", default=None, metavar="AGENT",
                        help=f"the agent in both seats: any agent name, level, search spec "
-                            f"or policy file (default: {DEFAULT_PILOT})")
+                            f"or policy file (default: {PILOT}, or {PILOT_FALLBACK} "
+                            f"without the training extras)")
     d = sub.add_parser("decks", parents=[common, pilot], help="every deck pair under one "
                                                               "pilot")
     d.add_argument("--decks", nargs="+", help="deck names or files (default: all bundled)")
@@ -779,8 +793,9 @@ def main(argv=None) -> int:
     if args.games < 1:
         ap.error("--games must be at least 1")
     if args.command != "agents":
-        args.pilot_given = args.pilot is not None
-        args.pilot = args.pilot or DEFAULT_PILOT
+        args.pilot_why = "given" if args.pilot is not None else None
+        if args.pilot is None:
+            args.pilot, args.pilot_why = default_pilot()
     {"agents": agents_tournament, "decks": deck_benchmark, "gauntlet": gauntlet,
      "compare": compare}[args.command](args)
     return 0

@@ -141,6 +141,7 @@ def test_evaluate_decks_and_agents_write_their_files(tmp_path):
     # same seed, one worker: the same results
     p2 = run(ROOT / "evaluate.py", "decks", "--decks", "ember-rush", "stone-bastion",
              "tide-scholars", "--games", "3", "--workers", "1", "--bootstrap", "50",
+             "--pilot", "heuristic",
              "--no-progress", "--out", tmp_path / "d2", cwd=tmp_path)
     assert p2.returncode == 0, p2.stderr
     assert json.loads((tmp_path / "d2" / "decks.json").read_text())["matrix"] == rep["matrix"]

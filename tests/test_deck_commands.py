@@ -81,3 +81,13 @@ def test_lockstep_blocks_play_the_same_games_as_one_at_a_time():
     strip = lambda pair: [{k: v for k, v in g.items() if k != "think_seconds"}  # noqa: E731
                           for g in pair]
     assert [strip(p) for p in block] == [strip(p) for p in one]
+
+
+def test_default_pilot_falls_back_without_the_training_extras(monkeypatch):
+    import importlib.util
+    real = importlib.util.find_spec
+    assert evaluate.default_pilot()[0] in (evaluate.PILOT, evaluate.PILOT_FALLBACK)
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "torch" else real(name, *a))
+    pilot, why = evaluate.default_pilot()
+    assert pilot == evaluate.PILOT_FALLBACK and "torch" in why

@@ -201,6 +201,7 @@ def test_evaluate_saves_replays_that_load(tmp_path):
     root = Path(__file__).resolve().parent.parent
     r = subprocess.run([sys.executable, str(root / "evaluate.py"), "decks", "--decks", "ember-rush",
                         "anvil-guild", "--games", "1", "--workers", "1", "--no-progress",
+                        "--pilot", "heuristic",
                         "--bootstrap", "10", "--out", str(tmp_path / "ev"), "--save-replays",
                         str(out)], capture_output=True, text=True, timeout=300, cwd=root)
     assert r.returncode == 0, r.stderr
