@@ -15,11 +15,17 @@ the game's seed and their seat, not from the worker).
     python evaluate.py agents nv2-search:simulations=16 nv2-search:simulations=64 \
         --against nv2-ppo heuristic --games 100
 
-    # every bundled deck pair under one agent: win-rate matrix, deck ratings,
-    # first-player win rate, game length
-    python evaluate.py decks --agent heuristic --games 50
+    # every bundled deck pair under one pilot: win-rate matrix, ratings, metagame, card
+    # analytics, first-player win rate, game length, report.html
+    python evaluate.py decks --pilot nv2-ppo --games 200
 
-Both write CSV, JSON and a heatmap PNG of the matrix to --out.
+    # my deck against a field (default: the bundled decks), rated on the field's scale
+    python evaluate.py gauntlet my.deck --games 200
+
+    # is A stronger than B against the field?  Batches until a sequential test decides
+    python evaluate.py compare a.deck b.deck --elo0 0 --elo1 10 --alpha 0.05 --beta 0.05
+
+All write CSV, JSON and PNGs to --out (docs/decks.md explains the deck statistics).
 """
 from __future__ import annotations
 
