@@ -28,8 +28,8 @@ def bradley_terry(wins: np.ndarray, anchor: int | None = None, prior: float = 0.
                   iters: int = 10_000, tol: float = 1e-10) -> np.ndarray:
     """Elo-scale ratings from ``wins[i, j]`` = points i scored against j (a draw is half
     a point to each), centred on the mean, or on ``anchor`` (one index, or several whose
-    mean is then 0: a field's scale).  ``prior`` adds that many points each way to every pair that met,
-    so a player who won (or lost) everything still gets a finite rating."""
+    mean is then 0: a field's scale).  ``prior`` adds that many points each way to every
+    pair that met, so a player who won (or lost) everything still gets a finite rating."""
     w = np.asarray(wins, dtype=float)
     k = w.shape[0]
     games = w + w.T

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from agents import games
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 import evaluate  # noqa: E402
@@ -76,8 +78,8 @@ def test_lockstep_blocks_play_the_same_games_as_one_at_a_time():
     pilot = "nv2-ppo:random_share=0.3"
     tasks = [("ember-rush", "gale-runners", pilot, pilot, 1000 + s, None, "decks")
              for s in range(3)]
-    one = [evaluate._play_pair(t) for t in tasks]
-    block = evaluate._play_block(tasks)
+    one = [games.play_pair(t) for t in tasks]
+    block = games.play_block(tasks)
     strip = lambda pair: [{k: v for k, v in g.items() if k != "think_seconds"}  # noqa: E731
                           for g in pair]
     assert [strip(p) for p in block] == [strip(p) for p in one]

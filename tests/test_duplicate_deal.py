@@ -3,12 +3,11 @@
 the decks -- and evaluate.py's deck mode plays its seeds that way."""
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
-from agents import HeuristicAgent
+from agents import HeuristicAgent, games
 from agents.ratings import paired_score
 from nivel_env.cards import load_deck
 from nivel_env.engine import new_game
@@ -70,11 +69,9 @@ def test_mirrored_replay_round_trip_and_the_flag_is_checked(decks, tmp_path):
 
 
 def test_a_deck_against_itself_scores_half_within_its_interval():
-    sys.path.insert(0, str(ROOT))
-    import evaluate
     pts = []
     for seed in range(40):
-        pair = evaluate._play_pair(("ember-rush", "ember-rush", "heuristic", "heuristic",
+        pair = games.play_pair(("ember-rush", "ember-rush", "heuristic", "heuristic",
                                     seed, None, "decks"))
         assert [x["swap"] for x in pair] == [False, True]
         pts.append(sum(x["points"] for x in pair))

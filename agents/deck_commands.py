@@ -1,0 +1,345 @@
+"""evaluate.py's deck commands: ``decks`` (every pair), ``gauntlet`` (one deck against a
+field) and ``compare`` (deck A against deck B over a field, a sequential test), each under
+one pilot in both seats, on duplicate deals; the report (matrix, ratings, metagame, card
+analytics, report.html).  docs/decks.md explains the statistics."""
+from __future__ import annotations
+
+import json
+from itertools import combinations
+from pathlib import Path
+
+import numpy as np
+
+from .games import BLOCK, cached_agent, cached_deck, play_block, run_tasks, worker_pool
+from .ratings import paired_score, wilson
+from .tables import (print_report, rating_table, score_matrix, se_ratio, unique_labels,
+                     write_tables)
+
+# the strongest pilot that keeps a full bundled deck benchmark within about 10 minutes on
+# 2 cores (docs/decks.md has the measurement); without the training extras, the heuristic
+PILOT = "nv2-ppo"
+PILOT_FALLBACK = "heuristic"
+
+
+def default_pilot() -> tuple[str, str]:
+    """(pilot, why) for deck commands run without --pilot."""
+    import importlib.util
+    if all(importlib.util.find_spec(m) for m in ("torch", "sb3_contrib")):
+        return PILOT, "the default"
+    return PILOT_FALLBACK, (f"the default without torch and sb3-contrib; install the "
+                            f"training extras for {PILOT}")
+
+
+def run_deck_tasks(tasks, args, desc: str, pool=None, progress: bool | None = None):
+    """``decks``-mode tasks, in lockstep blocks when the pilot is a policy (the same
+    games, far fewer forwards), else one seed at a time; results in task order."""
+    from .lockstep import lockstep_ready
+    progress = not args.no_progress if progress is None else progress
+    if not lockstep_ready(cached_agent(args.pilot, 0)):
+        return run_tasks(tasks, args.workers, desc, progress, pool)
+    blocks, cur = [], []
+    for t in tasks:                     # consecutive seeds of one deck pair
+        if cur and (len(cur) == BLOCK or t[:2] != cur[0][:2]):
+            blocks.append(cur)
+            cur = []
+        cur.append(t)
+    if cur:
+        blocks.append(cur)
+    results = run_tasks(blocks, args.workers, desc, progress, pool, fn=play_block,
+                   size=len)
+    return [r for block in results for r in block]
+
+
+def _check_decks(cmd: str, decks, pilot: str) -> None:
+    """Fail early, naming the deck or pilot at fault, before any game is played."""
+    for d in decks:
+        try:
+            cached_deck(d)
+        except Exception as e:
+            raise SystemExit(f"evaluate.py {cmd}: {e}") from None
+    try:
+        cached_agent(pilot, 0)
+    except Exception as e:
+        raise SystemExit(f"evaluate.py {cmd}: --pilot {pilot}: {e}") from None
+
+
+def _deck_tasks(decks, meet, games: int, seeds_from: int, pilot, replays, seed: int):
+    """Duplicate deals for decks: each pair ``(i, j)`` in ``meet`` at seeds
+    ``seeds_from .. seeds_from + games - 1`` (seeds offset by ``--seed``)."""
+    tasks, keys = [], []
+    for i, j in meet:
+        for g in range(seeds_from, seeds_from + games):
+            tasks.append((decks[i], decks[j], pilot, pilot, seed * 1_000_003 + g, replays,
+                          "decks"))
+            keys.append((i, j))
+    return tasks, keys
+
+
+def _collect(keys, res):
+    """Per pair the list of duplicate-pair points of the first deck; the card analytics'
+    units (each deal's four sides); every game."""
+    per_pair: dict = {}
+    units = []
+    for key, pair in zip(keys, res):
+        per_pair.setdefault(key, []).append(sum(x["points"] for x in pair))
+        units.append([side for game in pair for side in game["sides"]])
+    return per_pair, units, [x for pair in res for x in pair]
+
+
+def _deck_report(args, kind: str, decks, per_pair, units, all_games, field=None,
+                 mine=None) -> dict:
+    """Matrix, ratings, overall scores, first-player advantage, lengths, metagame, card
+    analytics; JSON, CSVs, PNGs and one HTML page in ``--out``.  ``field``: the indices
+    whose mean rating is 0 (a gauntlet's field); ``mine``: the gauntlet's deck."""
+    from .card_stats import card_table, write_card_report
+    from .metagame import metagame
+    labels = unique_labels([cached_deck(d).name for d in decks])
+    label_of = dict(zip(decks, labels))
+    m, rows = score_matrix(labels, per_pair)
+    n = len(all_games)
+    decided = [x for x in all_games if not x["draw"]]
+    fp = sum(x["first_player_won"] for x in decided)
+    lo, hi = wilson(fp, len(decided))
+    overall = []
+    for i, name in enumerate(labels):
+        pts = [p for (a, b), v in per_pair.items() for p in
+               (v if a == i else [2 - q for q in v] if b == i else [])]
+        if not pts:
+            continue
+        st = paired_score(pts)
+        overall.append({"deck": name, "games": 2 * len(pts), "score": round(st["score"], 4),
+                        "low": round(st["low"], 4), "high": round(st["high"], 4)})
+    complete = all((i, j) in per_pair or (j, i) in per_pair
+                   for i, j in combinations(range(len(decks)), 2))
+    ratings = (rating_table(labels, per_pair, args.seed, args.bootstrap, field)
+               if complete else None)
+    for u in units:
+        for side in u:
+            side["deck"] = label_of.get(side["deck"], side["deck"])
+    db = cached_deck(decks[0]).db
+    names = {c.id: c.name for c in db.cards if hasattr(c, "name")}
+    deck_lists = {label_of[d]: sorted(set(cached_deck(d).card_ids())) for d in decks}
+    cards = card_table(units, samples=args.bootstrap, seed=args.seed, names=names,
+                       deck_lists=deck_lists, decks={labels[mine]} if mine is not None else None)
+    report = {"command": "python evaluate.py " + " ".join(args.argv), "kind": kind,
+              "pilot": args.pilot, "pilot_chosen": args.pilot_why, "agent": args.pilot,
+              "decks": decks, "games": n,
+              "games_per_pair": 2 * args.games,
+              "play": "duplicate deal: decks exchange seats, each deck's shuffle kept, "
+                      "the first player exchanged",
+              "se_ratio_vs_independent": se_ratio(rows),
+              "ratings": ratings,
+              "rating_scale": "Elo (400 log10 odds), " + ("the field's mean = 0" if field
+                                                          else "mean = 0"),
+              "overall": sorted(overall, key=lambda r: -r["score"]),
+              "first_player_win_rate": {"rate": round(fp / len(decided), 4) if decided else None,
+                                        "low": round(lo, 4), "high": round(hi, 4),
+                                        "decided_games": len(decided)},
+              "draws": n - len(decided),
+              "mean_turns": round(float(np.mean([x["turns"] for x in all_games])), 2),
+              "mean_decisions": round(float(np.mean([x["decisions"] for x in all_games])), 1),
+              "metagame": metagame(m, labels) if complete else None,
+              "matrix": rows}
+    if mine is not None:
+        report["deck"] = labels[mine]
+        report["against_field"] = [r for r in rows if r["row"] == labels[mine]]
+    out = Path(args.out)
+    files = write_tables(out, kind, rows, report, m, labels,
+                   f"{kind.capitalize()} ({args.pilot} both seats): row's score")
+    files += write_card_report(cards, out, "cards")
+    files.append(_deck_html(out, kind, report, labels, rows, cards, all_games))
+    print_report(report, labels, m, files)
+    return report
+
+
+def _deck_html(out: Path, kind: str, report, labels, rows, cards, all_games) -> Path:
+    """report.html: everything above on one page, the plots embedded."""
+    from . import deck_report as R
+    order = ([labels.index(r["name"]) for r in report["ratings"]] if report["ratings"]
+             else list(range(len(labels))))
+    k = len(labels)
+    cell = {(r["row"], r["column"]): r for r in rows}
+    score, low, high = (np.full((k, k), np.nan) for _ in range(3))
+    for a, i in enumerate(order):
+        for b, j in enumerate(order):
+            c = cell.get((labels[i], labels[j]))
+            if c:
+                score[a, b], low[a, b], high[a, b] = c["score"], c["low"], c["high"]
+    names = [labels[i] for i in order]
+    sections = [("How this was measured", (
+        f"<p>Pilot <code>{report['pilot']}</code> in both seats; {report['games']:,} games, "
+        f"{report['games_per_pair']} per pair as duplicate deals (each deck draws the same "
+        f"cards in a deal's two games, the first player exchanged); the standard error is "
+        f"{report['se_ratio_vs_independent']}x that of as many independent games. "
+        f"Command: <code>{report['command']}</code></p>"))]
+    heat = R.sorted_heatmap(names, score, low, high, out / f"{kind}_sorted.png",
+                            "row's score against column (by rating)")
+    sections.append(("Score matrix", R.image_html(heat, "score matrix")))
+    if report["ratings"]:
+        rp = R.ratings_plot(report["ratings"], out / f"{kind}_ratings.png",
+                            report["rating_scale"])
+        sections.append(("Ratings", R.image_html(rp, "ratings") + R.table_html(
+            report["ratings"], [("name", "deck"), ("rating", "rating"), ("low", "low"),
+                                ("high", "high")])))
+    sections.append(("Overall score", R.table_html(
+        report["overall"], [("deck", "deck"), ("games", "games"), ("score", "score"),
+                            ("low", "low"), ("high", "high")])))
+    if report["metagame"]:
+        mg = report["metagame"]
+        sections.append(("Metagame (Nash equilibrium of the matrix)", (
+            f"<p class='note'>The mix of decks a field of strong players drifts to: no deck "
+            f"scores above 0.5 against it. Support: {', '.join(mg['support'])}. The uniform "
+            f"field is exploitable by {mg['exploitability_uniform']:.3f} (best response: "
+            f"{mg['best_response_to_uniform']}).</p>" + R.table_html(
+                mg["equilibrium"], [("deck", "deck"), ("weight", "weight"),
+                                    ("payoff", "score vs equilibrium"),
+                                    ("payoff_vs_uniform", "score vs uniform field")]))))
+    f = report["first_player_win_rate"]
+    lengths = R.lengths_plot([g["turns"] for g in all_games], out / f"{kind}_lengths.png")
+    sections.append(("First player and game length", (
+        f"<p>The first player won {f['rate']} of decided games "
+        f"[{f['low']}, {f['high']}] ({f['decided_games']:,} games, {report['draws']} draws); "
+        f"{report['mean_turns']} turns and {report['mean_decisions']} decisions a game.</p>"
+        + R.image_html(lengths, "game lengths"))))
+    if cards:
+        sections.append(("Cards", (
+            "<p class='note'>Per deck and card: win rate in games it was in hand (GIH), in "
+            "the opening hand, played, never in hand, and the improvement when drawn "
+            "(IWD = GIH - never in hand) with a 95% bootstrap interval; correlation, not "
+            "cause. All rows in cards.csv.</p>"
+            + R.image_html(out / "cards.png", "card impact") + R.table_html(
+                cards, [("deck", "deck"), ("name", "card"), ("in_hand_games", "GIH games"),
+                        ("in_hand_win", "GIH win"), ("opening_win", "opening win"),
+                        ("played_win", "played win"), ("not_in_hand_win", "not drawn win"),
+                        ("iwd", "IWD"), ("iwd_low", "low"), ("iwd_high", "high")],
+                limit=40))))
+    return R.write_html(out / "report.html", f"Nivel Arena {kind}: {report['pilot']}",
+                        sections)
+
+
+def deck_benchmark(args) -> dict:
+    from nivel_env.cards import list_decks
+    decks = args.decks or list_decks()
+    if len(decks) < 2:
+        raise SystemExit("evaluate.py decks: give at least two decks")
+    _check_decks("decks", decks, args.pilot)
+    _say_pilot(args)
+    meet = list(combinations(range(len(decks)), 2))
+    tasks, keys = _deck_tasks(decks, meet, args.games, 0, args.pilot, args.save_replays,
+                              args.seed)
+    res = run_deck_tasks(tasks, args, "decks")
+    return _deck_report(args, "decks", decks, *_collect(keys, res))
+
+
+def gauntlet(args) -> dict:
+    """My deck against each deck of a field; the field's own pairs too (for the rating
+    on the field's scale) unless ``--field-games 0``."""
+    from nivel_env.cards import list_decks
+    field = [d for d in (args.field or list_decks()) if d != args.deck]
+    if not field:
+        raise SystemExit("evaluate.py gauntlet: the field is empty")
+    decks = [args.deck] + field
+    _check_decks("gauntlet", decks, args.pilot)
+    _say_pilot(args)
+    mine = [(0, j) for j in range(1, len(decks))]
+    tasks, keys = _deck_tasks(decks, mine, args.games, 0, args.pilot, args.save_replays,
+                              args.seed)
+    fg = args.games if args.field_games is None else args.field_games
+    if fg > 0:
+        t2, k2 = _deck_tasks(decks, list(combinations(range(1, len(decks)), 2)), fg, 0,
+                             args.pilot, args.save_replays, args.seed)
+        tasks, keys = tasks + t2, keys + k2
+    res = run_deck_tasks(tasks, args, "gauntlet")
+    per_pair, units, games = _collect(keys, res)
+    mine_units = [u for k, u in zip(keys, units) if k[0] == 0]
+    return _deck_report(args, "gauntlet", decks, per_pair, mine_units, games,
+                        field=list(range(1, len(decks))) if fg > 0 else None, mine=0)
+
+
+def compare(args) -> dict:
+    """Is deck A stronger than deck B against the field?  Batches of duplicate deals (A
+    and B each against every field deck on the same seeds), a GSPRT on the Elo bounds
+    after each batch, until it decides or ``--max-games``."""
+    from .sprt import SPRT, score_to_elo
+    from nivel_env.cards import list_decks
+    a, b = args.deck_a, args.deck_b
+    field = [d for d in (args.field or list_decks()) if d not in (a, b)]
+    if not field:
+        raise SystemExit("evaluate.py compare: the field is empty")
+    decks = [a, b] + field
+    _check_decks("compare", decks, args.pilot)
+    names = unique_labels([cached_deck(d).name for d in decks])
+    try:
+        sprt = SPRT(args.elo0, args.elo1, args.alpha, args.beta, kind="difference")
+    except ValueError as e:
+        raise SystemExit(f"evaluate.py compare: {e}") from None
+    _say_pilot(args)
+    print(f"{names[0]} against {names[1]} over a field of {len(field)}: SPRT elo0 "
+          f"{args.elo0}, elo1 {args.elo1}, alpha {args.alpha}, beta {args.beta}; bounds "
+          f"[{sprt.lower:.2f}, {sprt.upper:.2f}]; {4 * len(field) * args.batch} games a batch")
+    rng = np.random.default_rng(args.seed)
+    pts_a, pts_b, history = [], [], []
+    pool = worker_pool(args.workers) if args.workers > 1 else None
+    seeds = 0
+    try:
+        while sprt.status is None and 4 * len(pts_a) < args.max_games:
+            meet = [(0, j) for j in range(2, len(decks))] + [(1, j) for j in range(2, len(decks))]
+            tasks, keys = _deck_tasks(decks, meet, args.batch, seeds, args.pilot,
+                                      args.save_replays, args.seed)
+            res = run_deck_tasks(tasks, args, "compare", pool, progress=False)
+            got: dict = {}
+            for (i, j), t, pair in zip(keys, tasks, res):
+                got[(i, j, t[4])] = sum(x["points"] for x in pair)
+            units = []
+            for (i, j, sd), v in sorted(got.items()):
+                if i == 0:
+                    pa, pb = v, got[(1, j, sd)]
+                    pts_a.append(pa)
+                    pts_b.append(pb)
+                    units.append((pa - pb) / 2)
+            sprt.add(units)
+            seeds += args.batch
+            sa, sb = np.mean(pts_a) / 2, np.mean(pts_b) / 2
+            diff = score_to_elo(sa) - score_to_elo(sb)
+            boot = []
+            pa_arr, pb_arr = np.asarray(pts_a) / 2, np.asarray(pts_b) / 2
+            for _ in range(args.bootstrap):
+                k = rng.integers(len(pa_arr), size=len(pa_arr))
+                boot.append(score_to_elo(pa_arr[k].mean()) - score_to_elo(pb_arr[k].mean()))
+            lo, hi = np.percentile(boot, [2.5, 97.5])
+            row = {"games": 4 * len(pts_a), "llr": round(sprt.llr, 3),
+                   "elo_diff": round(diff, 1), "low": round(float(lo), 1),
+                   "high": round(float(hi), 1), "score_a": round(float(sa), 4),
+                   "score_b": round(float(sb), 4)}
+            history.append(row)
+            print(f"  {row['games']:6d} games  LLR {row['llr']:6.2f} "
+                  f"[{sprt.lower:.2f}, {sprt.upper:.2f}]  Elo {names[0]} - {names[1]}: "
+                  f"{diff:+6.1f} [{lo:+.1f}, {hi:+.1f}]  (vs field {sa:.3f} / {sb:.3f})",
+                  flush=True)
+    finally:
+        if pool is not None:
+            pool.shutdown()
+    verdict = {"H1": f"{names[0]} is stronger (accepted elo1 = {args.elo1})",
+               "H0": f"{names[0]} is not stronger by elo1 (accepted elo0 = {args.elo0})",
+               None: f"undecided after --max-games {args.max_games}"}[sprt.status]
+    fixed = sprt.fixed_units()
+    report = {"command": "python evaluate.py " + " ".join(args.argv), "kind": "compare",
+              "pilot": args.pilot, "deck_a": names[0], "deck_b": names[1],
+              "field": names[2:], "elo0": args.elo0, "elo1": args.elo1, "alpha": args.alpha,
+              "beta": args.beta, "bounds": [round(sprt.lower, 3), round(sprt.upper, 3)],
+              "status": sprt.status, "verdict": verdict, "games": 4 * len(pts_a),
+              "fixed_test_games": 4 * fixed if fixed else None,
+              "unit": "one seed and field deck: A's duplicate pair and B's, 4 games",
+              "history": history}
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "compare.json").write_text(json.dumps(report, indent=2))
+    saved = (f"; a fixed-size test with the same error rates needs about "
+             f"{report['fixed_test_games']:,} games" if fixed else "")
+    print(f"\n{verdict}: {report['games']:,} games{saved}\nwrote {out / 'compare.json'}")
+    return report
+
+
+def _say_pilot(args) -> None:
+    print(f"pilot: {args.pilot}" + ("" if args.pilot_why == "given" else
+                                    f" ({args.pilot_why}; --pilot NAME for another)"))

@@ -1,0 +1,204 @@
+"""Seeded games for evaluate.py's commands, played in worker processes.
+
+A task is one seed of one pairing, played twice (``play_pair``), or a block of such seeds
+played in lockstep under one policy (``play_block``); ``run_tasks`` maps tasks over a pool
+of worker processes in order.  Each game's agents are seeded from the game's seed and
+their seat, never from the worker, so results depend only on the seeds.
+"""
+from __future__ import annotations
+
+import multiprocessing
+import sys
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import numpy as np
+
+from .arena import play_game
+
+_CACHE: dict = {}
+
+
+def cached_deck(spec: str):
+    """A deck by name or file, loaded once per process."""
+    from nivel_env.cards import load_deck
+    if spec not in _CACHE:
+        _CACHE[spec] = load_deck(spec)
+    return _CACHE[spec]
+
+
+def cached_agent(spec: str, seed: int, seat: int = 0):
+    """The agent ``spec`` for one seat (each seat has its own instance, so an agent
+    playing itself never shares a generator), reseeded for this game and seat."""
+    from . import load_opponent
+    key = ("agent", spec, seat)
+    if key not in _CACHE:
+        _CACHE[key] = load_opponent(spec, seed=seed)
+    a = _CACHE[key]
+    if hasattr(a, "rng"):                         # results independent of which worker plays
+        a.rng = np.random.default_rng(seed * 2 + seat)      # which game
+    return a
+
+
+def play_pair(task):
+    """One seed, played twice: ``(d0, d1, a0, a1, seed, replay_dir, mode)`` -> two result
+    dicts from the point of view of the task's first side (a0 in ``agents`` mode, d0 in
+    ``decks`` mode), and two replay files when ``replay_dir`` is set.
+
+    ``agents`` mode is duplicate play: the same deal both times (d0 in seat 0, d1 in seat
+    1, the same shuffles and first player, all from the seed) with the agents exchanged,
+    so the luck of the deal cancels.  ``decks`` mode is the duplicate deal for decks: the
+    decks exchange seats and the second game is the seed's mirror (``new_game``), so each
+    deck draws the same cards in both games and the deck that went first goes second."""
+    d0, d1, a0, a1, seed, replay_dir, mode = task
+    out = []
+    for swap in (False, True):
+        if mode == "agents":
+            decks = (cached_deck(d0), cached_deck(d1))
+            specs = (a1, a0) if swap else (a0, a1)
+        else:
+            decks = (cached_deck(d0), cached_deck(d1))
+            decks = decks[::-1] if swap else decks
+            specs = (a1, a0) if swap else (a0, a1)
+        agents = (cached_agent(specs[0], seed, 0), cached_agent(specs[1], seed, 1))
+        actions: list = []
+        times: tuple = ([], [])
+        mirror = swap and mode == "decks"
+        cards: list | None = [] if mode == "decks" else None
+        r = play_game(decks[0], decks[1], seed, agents, record=actions, think_times=times,
+                      mirror=mirror, cards=cards)
+        if replay_dir:
+            save_replay(replay_dir, decks, specs, seed, actions, mirror)
+        side = 1 if swap else 0
+        out.append({"seed": seed, "swap": swap, "points": (r.returns[side] + 1) / 2,
+                    "first_player_won": r.returns[r.first] > 0, "draw": r.returns == (0, 0),
+                    "turns": r.turns, "decisions": r.decisions,
+                    "think_seconds": {specs[0]: times[0], specs[1]: times[1]}
+                    if specs[0] != specs[1] else {specs[0]: times[0] + times[1]}})
+        if cards is not None:                  # each seat: its deck, points and cards
+            seat_decks = (d1, d0) if swap else (d0, d1)
+            out[-1]["sides"] = [{"deck": seat_decks[p], "points": (r.returns[p] + 1) / 2,
+                                 **cards[p]} for p in (0, 1)]
+    return out
+
+
+BLOCK = 32          # seeds per lockstep block: 64 games share each forward
+
+
+def play_block(block):
+    """A block of ``play_pair`` tasks (one deck pair, consecutive seeds) in ``decks``
+    mode with a policy pilot: all their games in lockstep (``agents.lockstep``), one
+    forward per step.  Returns what ``play_pair`` returns for each task, in order."""
+    from .lockstep import play_lockstep
+    d0, d1, pilot = block[0][0], block[0][1], block[0][2]
+    agent = cached_agent(pilot, 0)
+    games, rngs, meta = [], [], []
+    for t in block:
+        seed = t[4]
+        for swap in (False, True):
+            decks = (cached_deck(d0), cached_deck(d1))
+            decks = decks[::-1] if swap else decks
+            games.append((decks[0], decks[1], seed, swap))
+            rngs.append([np.random.default_rng(seed * 2 + seat) for seat in (0, 1)])
+            meta.append((t, swap, decks))
+    played = play_lockstep(agent, games, rngs, record=bool(block[0][5]), cards=True)
+    out, pair = [], []
+    for (t, swap, decks), (r, actions, cards) in zip(meta, played):
+        seed, replay_dir = t[4], t[5]
+        if replay_dir:
+            save_replay(replay_dir, decks, (pilot, pilot), seed, actions, swap)
+        side = 1 if swap else 0
+        seat_decks = (d1, d0) if swap else (d0, d1)
+        pair.append({"seed": seed, "swap": swap, "points": (r.returns[side] + 1) / 2,
+                     "first_player_won": r.returns[r.first] > 0,
+                     "draw": r.returns == (0, 0), "turns": r.turns, "decisions": r.decisions,
+                     "think_seconds": {},
+                     "sides": [{"deck": seat_decks[p], "points": (r.returns[p] + 1) / 2,
+                                **cards[p]} for p in (0, 1)]})
+        if swap:
+            out.append(pair)
+            pair = []
+    return out
+
+
+def think_time_report(results) -> dict:
+    """Per agent: its seconds per real decision (more than one legal move), mean and 99th
+    percentile, over every game it played (one core per game)."""
+    per: dict = {}
+    for pair in results:
+        for game in pair:
+            for spec, t in game["think_seconds"].items():
+                per.setdefault(spec, []).extend(t)
+    return {spec: {"moves": len(t), "mean_ms": round(1000 * float(np.mean(t)), 2),
+                   "p99_ms": round(1000 * float(np.percentile(t, 99)), 2),
+                   "max_ms": round(1000 * float(np.max(t)), 2)}
+            for spec, t in per.items() if t}
+
+
+def save_replay(replay_dir, decks, agents, seed, actions, mirror=False):
+    import re
+
+    from nivel_env.replay import record_game
+    stem = lambda x: re.sub(r"[^\w.-]", "_", Path(str(x)).stem)           # noqa: E731
+    name = (f"{stem(decks[0].source) or decks[0].name}-{stem(agents[0])}-vs-"
+            f"{stem(decks[1].source) or decks[1].name}-{stem(agents[1])}-seed{seed}"
+            f"{'-mirror' if mirror else ''}.jsonl")
+    record_game(decks[0], decks[1], seed, actions, players=[str(a) for a in agents],
+                meta={"by": "evaluate.py"}, mirror=mirror).write(Path(replay_dir) / name)
+
+
+def _threads(n: int | None) -> int | None:
+    """Set torch's thread count (when torch is loaded); returns the previous one."""
+    torch = sys.modules.get("torch")
+    if torch is None or n is None:
+        return None
+    old = torch.get_num_threads()
+    torch.set_num_threads(n)
+    return old
+
+
+def _worker_init():
+    """One thread per worker process: the workers already use every core."""
+    try:
+        import torch
+        torch.set_num_threads(1)
+    except ImportError:
+        pass
+
+
+def worker_pool(workers: int):
+    """Worker processes for ``run_tasks`` (reuse one across batches: starting them takes
+    seconds)."""
+    # not fork: a parent that loaded torch (a policy file) can deadlock forked children
+    ctx = multiprocessing.get_context("forkserver")
+    return ProcessPoolExecutor(workers, mp_context=ctx, initializer=_worker_init)
+
+
+def run_tasks(tasks, workers: int, desc: str, progress: bool, pool=None, fn=None, size=None):
+    """``fn`` (default ``play_pair``) over ``tasks`` on ``workers`` processes (or
+    ``pool``), in order; the bar counts seeds (``size(task)`` of them a task)."""
+    from tqdm import tqdm
+    fn = fn or play_pair
+    size = size or (lambda t: 1)
+    results = []
+    bar = tqdm(total=sum(size(t) for t in tasks), desc=desc, unit="seed", disable=not progress)
+    chunk = 1 if fn is not play_pair else max(1, len(tasks) // (workers * 8))
+    if pool is not None:
+        for t, r in zip(tasks, pool.map(fn, tasks, chunksize=chunk)):
+            results.append(r)
+            bar.update(size(t))
+    elif workers <= 1:
+        threads = _threads(1)         # one-position forwards: more threads only wait
+        try:
+            for t in tasks:
+                results.append(fn(t))
+                bar.update(size(t))
+        finally:
+            _threads(threads)
+    else:
+        with worker_pool(workers) as ex:
+            for t, r in zip(tasks, ex.map(fn, tasks, chunksize=chunk)):
+                results.append(r)
+                bar.update(size(t))
+    bar.close()
+    return results
