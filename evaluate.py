@@ -145,6 +145,23 @@ def main(argv=None) -> int:
                                                          "against every field deck, twice)")
     c.add_argument("--max-games", type=int, default=40_000)
     c.add_argument("--out", default="results/compare")
+    t = sub.add_parser("tune", parents=[common, pilot],
+                       help="improve a deck by card swaps, each accepted by an SPRT")
+    t.add_argument("deck", help="the deck to improve (a name or a .deck file)")
+    t.add_argument("--field", nargs="+", help="the field's decks (default: all bundled)")
+    t.add_argument("--pool", nargs="+", metavar="CARD-ID",
+                   help="cards a swap may bring in (default: every card in the pool)")
+    t.add_argument("--steps", type=int, default=10, help="most swaps to accept")
+    t.add_argument("--candidates", type=int, default=8, help="swaps tried per step")
+    t.add_argument("--elo0", type=float, default=0.0)
+    t.add_argument("--elo1", type=float, default=20.0)
+    t.add_argument("--alpha", type=float, default=0.05)
+    t.add_argument("--beta", type=float, default=0.05)
+    t.add_argument("--batch", type=int, default=10, help="seeds per batch of each test")
+    t.add_argument("--max-games", type=int, default=4000, help="games per test at most")
+    t.add_argument("--holdout", type=int, default=1000,
+                   help="held-out seeds (each twice) for tuned against the original")
+    t.add_argument("--out", default="results/tune")
     args = ap.parse_args(argv)
     args.argv = argv
     if args.games < 1:
@@ -153,8 +170,9 @@ def main(argv=None) -> int:
         args.pilot_why = "given" if args.pilot is not None else None
         if args.pilot is None:
             args.pilot, args.pilot_why = default_pilot()
+    from agents.deck_tune import tune
     {"agents": agents_tournament, "decks": deck_benchmark, "gauntlet": gauntlet,
-     "compare": compare}[args.command](args)
+     "compare": compare, "tune": tune}[args.command](args)
     return 0
 
 

@@ -256,87 +256,101 @@ def gauntlet(args) -> dict:
                         field=list(range(1, len(decks))) if fg > 0 else None, mine=0)
 
 
+def sprt_test(args, a: str, b: str, field, pool=None, seeds_from: int = 0,
+              max_games: int | None = None, say=print) -> dict:
+    """The core of ``compare``: deck ``a`` against deck ``b`` over ``field`` under
+    ``args.pilot``, batches of ``args.batch`` seeds from ``seeds_from`` until the GSPRT
+    on (``args.elo0``, ``args.elo1``, ``args.alpha``, ``args.beta``) decides or
+    ``max_games``.  Returns the result (``status`` "H1", "H0" or None, games, history)."""
+    from .sprt import SPRT, score_to_elo
+    decks = [a, b] + list(field)
+    names = unique_labels([cached_deck(d).name for d in decks])
+    max_games = args.max_games if max_games is None else max_games
+    sprt = SPRT(args.elo0, args.elo1, args.alpha, args.beta, kind="difference")
+    rng = np.random.default_rng(args.seed + seeds_from)
+    pts_a, pts_b, history = [], [], []
+    seeds = seeds_from
+    meet = [(0, j) for j in range(2, len(decks))] + [(1, j) for j in range(2, len(decks))]
+    while sprt.status is None and 4 * len(pts_a) < max_games:
+        tasks, keys = _deck_tasks(decks, meet, args.batch, seeds, args.pilot,
+                                  args.save_replays, args.seed)
+        res = run_deck_tasks(tasks, args, "compare", pool, progress=False)
+        got = {(i, j, t[4]): sum(x["points"] for x in pair)
+               for (i, j), t, pair in zip(keys, tasks, res)}
+        units = []
+        for (i, j, sd), v in sorted(got.items()):
+            if i == 0:
+                pa, pb = v, got[(1, j, sd)]
+                pts_a.append(pa)
+                pts_b.append(pb)
+                units.append((pa - pb) / 2)
+        sprt.add(units)
+        seeds += args.batch
+        pa_arr, pb_arr = np.asarray(pts_a) / 2, np.asarray(pts_b) / 2
+        sa, sb = float(pa_arr.mean()), float(pb_arr.mean())
+        diff = score_to_elo(sa) - score_to_elo(sb)
+        boot = []
+        for _ in range(args.bootstrap):                  # A and B resampled together
+            k = rng.integers(len(pa_arr), size=len(pa_arr))
+            boot.append(score_to_elo(pa_arr[k].mean()) - score_to_elo(pb_arr[k].mean()))
+        lo, hi = np.percentile(boot, [2.5, 97.5])
+        row = {"games": 4 * len(pts_a), "llr": round(sprt.llr, 3), "elo_diff": round(diff, 1),
+               "low": round(float(lo), 1), "high": round(float(hi), 1),
+               "score_a": round(sa, 4), "score_b": round(sb, 4)}
+        history.append(row)
+        say(f"  {row['games']:6d} games  LLR {row['llr']:6.2f} "
+            f"[{sprt.lower:.2f}, {sprt.upper:.2f}]  Elo {names[0]} - {names[1]}: "
+            f"{diff:+6.1f} [{lo:+.1f}, {hi:+.1f}]  (vs field {sa:.3f} / {sb:.3f})")
+    verdict = {"H1": f"{names[0]} is stronger (accepted elo1 = {args.elo1})",
+               "H0": f"{names[0]} is not stronger by elo1 (accepted elo0 = {args.elo0})",
+               None: f"undecided after {max_games:,} games"}[sprt.status]
+    fixed = sprt.fixed_units()
+    return {"pilot": args.pilot, "deck_a": names[0], "deck_b": names[1], "field": names[2:],
+            "elo0": args.elo0, "elo1": args.elo1, "alpha": args.alpha, "beta": args.beta,
+            "bounds": [round(sprt.lower, 3), round(sprt.upper, 3)], "status": sprt.status,
+            "verdict": verdict, "games": 4 * len(pts_a), "seeds": [seeds_from, seeds],
+            "fixed_test_games": 4 * fixed if fixed else None,
+            "unit": "one seed and field deck: A's duplicate pair and B's, 4 games",
+            "history": history}
+
+
 def compare(args) -> dict:
     """Is deck A stronger than deck B against the field?  Batches of duplicate deals (A
     and B each against every field deck on the same seeds), a GSPRT on the Elo bounds
     after each batch, until it decides or ``--max-games``."""
-    from .sprt import SPRT, score_to_elo
     from nivel_env.cards import list_decks
+
+    from .sprt import SPRT
     a, b = args.deck_a, args.deck_b
     field = [d for d in (args.field or list_decks()) if d not in (a, b)]
     if not field:
         raise SystemExit("evaluate.py compare: the field is empty")
-    decks = [a, b] + field
-    _check_decks("compare", decks, args.pilot)
-    names = unique_labels([cached_deck(d).name for d in decks])
+    _check_decks("compare", [a, b] + field, args.pilot)
     try:
-        sprt = SPRT(args.elo0, args.elo1, args.alpha, args.beta, kind="difference")
+        bounds = SPRT(args.elo0, args.elo1, args.alpha, args.beta)
     except ValueError as e:
         raise SystemExit(f"evaluate.py compare: {e}") from None
     _say_pilot(args)
+    names = unique_labels([cached_deck(d).name for d in [a, b] + field])
     print(f"{names[0]} against {names[1]} over a field of {len(field)}: SPRT elo0 "
           f"{args.elo0}, elo1 {args.elo1}, alpha {args.alpha}, beta {args.beta}; bounds "
-          f"[{sprt.lower:.2f}, {sprt.upper:.2f}]; {4 * len(field) * args.batch} games a batch")
-    rng = np.random.default_rng(args.seed)
-    pts_a, pts_b, history = [], [], []
+          f"[{bounds.lower:.2f}, {bounds.upper:.2f}]; {4 * len(field) * args.batch} games a "
+          f"batch")
     pool = worker_pool(args.workers) if args.workers > 1 else None
-    seeds = 0
     try:
-        while sprt.status is None and 4 * len(pts_a) < args.max_games:
-            meet = [(0, j) for j in range(2, len(decks))] + [(1, j) for j in range(2, len(decks))]
-            tasks, keys = _deck_tasks(decks, meet, args.batch, seeds, args.pilot,
-                                      args.save_replays, args.seed)
-            res = run_deck_tasks(tasks, args, "compare", pool, progress=False)
-            got: dict = {}
-            for (i, j), t, pair in zip(keys, tasks, res):
-                got[(i, j, t[4])] = sum(x["points"] for x in pair)
-            units = []
-            for (i, j, sd), v in sorted(got.items()):
-                if i == 0:
-                    pa, pb = v, got[(1, j, sd)]
-                    pts_a.append(pa)
-                    pts_b.append(pb)
-                    units.append((pa - pb) / 2)
-            sprt.add(units)
-            seeds += args.batch
-            sa, sb = np.mean(pts_a) / 2, np.mean(pts_b) / 2
-            diff = score_to_elo(sa) - score_to_elo(sb)
-            boot = []
-            pa_arr, pb_arr = np.asarray(pts_a) / 2, np.asarray(pts_b) / 2
-            for _ in range(args.bootstrap):
-                k = rng.integers(len(pa_arr), size=len(pa_arr))
-                boot.append(score_to_elo(pa_arr[k].mean()) - score_to_elo(pb_arr[k].mean()))
-            lo, hi = np.percentile(boot, [2.5, 97.5])
-            row = {"games": 4 * len(pts_a), "llr": round(sprt.llr, 3),
-                   "elo_diff": round(diff, 1), "low": round(float(lo), 1),
-                   "high": round(float(hi), 1), "score_a": round(float(sa), 4),
-                   "score_b": round(float(sb), 4)}
-            history.append(row)
-            print(f"  {row['games']:6d} games  LLR {row['llr']:6.2f} "
-                  f"[{sprt.lower:.2f}, {sprt.upper:.2f}]  Elo {names[0]} - {names[1]}: "
-                  f"{diff:+6.1f} [{lo:+.1f}, {hi:+.1f}]  (vs field {sa:.3f} / {sb:.3f})",
-                  flush=True)
+        report = sprt_test(args, a, b, field, pool, say=lambda x: print(x, flush=True))
     finally:
         if pool is not None:
             pool.shutdown()
-    verdict = {"H1": f"{names[0]} is stronger (accepted elo1 = {args.elo1})",
-               "H0": f"{names[0]} is not stronger by elo1 (accepted elo0 = {args.elo0})",
-               None: f"undecided after --max-games {args.max_games}"}[sprt.status]
-    fixed = sprt.fixed_units()
     report = {"command": "python evaluate.py " + " ".join(args.argv), "kind": "compare",
-              "pilot": args.pilot, "deck_a": names[0], "deck_b": names[1],
-              "field": names[2:], "elo0": args.elo0, "elo1": args.elo1, "alpha": args.alpha,
-              "beta": args.beta, "bounds": [round(sprt.lower, 3), round(sprt.upper, 3)],
-              "status": sprt.status, "verdict": verdict, "games": 4 * len(pts_a),
-              "fixed_test_games": 4 * fixed if fixed else None,
-              "unit": "one seed and field deck: A's duplicate pair and B's, 4 games",
-              "history": history}
+              **report}
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "compare.json").write_text(json.dumps(report, indent=2))
     saved = (f"; a fixed-size test with the same error rates needs about "
-             f"{report['fixed_test_games']:,} games" if fixed else "")
-    print(f"\n{verdict}: {report['games']:,} games{saved}\nwrote {out / 'compare.json'}")
+             f"{report['fixed_test_games']:,} games" if report["fixed_test_games"] else "")
+    print(f"\n{report['verdict']}: {report['games']:,} games{saved}\n"
+          f"wrote {out / 'compare.json'}")
     return report
 
 

@@ -93,3 +93,30 @@ def test_default_pilot_falls_back_without_the_training_extras(monkeypatch):
                         lambda name, *a: None if name == "torch" else real(name, *a))
     pilot, why = evaluate.default_pilot()
     assert pilot == evaluate.PILOT_FALLBACK and "torch" in why
+
+
+def test_tune_proposes_legal_swaps_and_records_its_path(tmp_path, capsys):
+    import numpy as np
+
+    from agents.deck_tune import propose
+    from nivel_env.cards import deck_problems, load_deck, parse_deck
+    deck = load_deck("ember-rush")
+    pool = [c.id for c in deck.db.cards if c.type != "leader"]
+    swaps = propose(deck, pool, np.random.default_rng(0), 6)
+    assert swaps
+    for gone, come, cand in swaps:
+        assert not deck_problems(cand) and gone != come
+        a, b = sorted(deck.card_ids()), sorted(cand.card_ids())
+        assert len(a) == len(b) and sum(x != y for x, y in zip(sorted(a), sorted(b))) >= 1
+        assert b.count(come) == a.count(come) + 1 and b.count(gone) == a.count(gone) - 1
+    # hypotheses far below zero so that a swap is accepted within a few batches, then the
+    # held-out games play the tuned deck against the original
+    evaluate.main(["tune", "ember-rush", "--field", "stone-bastion", "--pilot", "heuristic",
+                   "--steps", "1", "--candidates", "1", "--batch", "2", "--max-games", "200",
+                   "--elo0", "-400", "--elo1", "-300", "--alpha", "0.3", "--beta", "0.3",
+                   "--holdout", "2", "--out", str(tmp_path), *SMALL])
+    r = json.loads((tmp_path / "tune.json").read_text())
+    assert r["tried"] == 1 and len(r["path"]) == 1 and r["holdout"]["games"] == 4
+    tuned = parse_deck((tmp_path / "tuned.deck").read_text(), deck.db)
+    assert not deck_problems(tuned) and tuned.card_ids() != deck.card_ids()
+    assert "accepted swaps (1 of 1 tried)" in capsys.readouterr().out

@@ -143,6 +143,21 @@ def deck_problems(deck: Deck) -> list[str]:
     return out
 
 
+def format_deck(deck: Deck, comment: str = "") -> str:
+    """The deck as a deck file (``parse_deck`` reads it back to the same cards): name,
+    plan, leader, then one ``COUNT CARD-ID`` line per card in first-appearance order."""
+    counts: dict[str, int] = {}
+    for c in deck.cards:
+        counts[c.id] = counts.get(c.id, 0) + 1
+    lines = [f"# {line}" for line in comment.splitlines()]
+    lines.append(f"name: {deck.name}")
+    if deck.plan:
+        lines.append(f"plan: {deck.plan}")
+    lines.append(f"leader: {deck.leader.id}")
+    lines += [f"{n} {cid}" for cid, n in counts.items()]
+    return "\n".join(lines) + "\n"
+
+
 def list_decks() -> list[str]:
     """Names of the bundled decks."""
     return sorted(p.stem for p in DECK_DIR.glob("*.deck"))
