@@ -45,8 +45,7 @@ def run_deck_tasks(tasks, args, desc: str, pool=None, progress: bool | None = No
         cur.append(t)
     if cur:
         blocks.append(cur)
-    results = run_tasks(blocks, args.workers, desc, progress, pool, fn=play_block,
-                   size=len)
+    results = run_tasks(blocks, args.workers, desc, progress, pool, fn=play_block, size=len)
     return [r for block in results for r in block]
 
 
