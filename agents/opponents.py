@@ -6,7 +6,8 @@ Names:
   * the shipped trained policies in ``agents/policies/`` by file stem (``nv2-ppo``, the
     strongest; ``nv1-ppo``);
   * search agents, ``SEARCHES`` (``nv2-search``: determinized PUCT over ``nv2-ppo`` with
-    the value head fit for it, see ``agents.search``);
+    the value head fit for it, see ``agents.search``; ``nv2-search-deep``, the same with
+    four times the simulations, the strongest);
   * the difficulty ladder, ``LEVELS`` (``novice``, ``casual``, ``strong``, ``expert``),
     each an alias for one of the above with settings;
   * a policy file, named by a path (``runs/x/policy.pt``, ``./my.pt``).
@@ -32,6 +33,9 @@ VALUE_DIR = Path(__file__).with_name("values")
 SEARCHES = {
     "nv2-search": ("nv2-ppo", {"simulations": 128, "worlds": 4, "c_puct": 2.5,
                                "prior_temperature": 8.0}),
+    # the strongest measured within a second a move: 512 simulations, 64 leaves a forward
+    "nv2-search-deep": ("nv2-ppo", {"simulations": 512, "worlds": 4, "c_puct": 2.5,
+                                    "prior_temperature": 8.0, "batch": 64}),
 }
 
 #: the difficulty ladder, weakest first: level -> (agent spec, what it is); the ratings

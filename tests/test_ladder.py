@@ -72,6 +72,8 @@ def test_policy_and_search_settings():
     assert isinstance(f, SearchAgent) and f.value is None               # its own critic
     with pytest.raises(ValueError, match="search opponents take .*not 'depth'"):
         load_opponent("nv2-search:depth=2")
+    deep = load_opponent("nv2-search-deep", seed=0)
+    assert (deep.simulations, deep.batch, deep.worlds) == (512, 64, 4) and deep.value is not None
 
 
 def test_a_value_head_refuses_another_policy_and_a_bad_file(tmp_path):
