@@ -120,6 +120,10 @@ def main(argv=None) -> int:
                        help=f"the agent in both seats: any agent name, level, search spec "
                             f"or policy file (default: {PILOT}, or {PILOT_FALLBACK} "
                             f"without the training extras)")
+    pilot.add_argument("--deal", choices=("mirror", "swap"), default="mirror",
+                       help="how a seed's two games pair up: mirror (each deck the same "
+                            "cards twice, the first player exchanged) or swap (decks "
+                            "exchange seats, reshuffled); docs/decks.md compares them")
     d = sub.add_parser("decks", parents=[common, pilot], help="every deck pair under one "
                                                               "pilot")
     d.add_argument("--decks", nargs="+", help="deck names or files (default: all bundled)")

@@ -62,14 +62,22 @@ def _check_decks(cmd: str, decks, pilot: str) -> None:
         raise SystemExit(f"evaluate.py {cmd}: --pilot {pilot}: {e}") from None
 
 
-def _deck_tasks(decks, meet, games: int, seeds_from: int, pilot, replays, seed: int):
-    """Duplicate deals for decks: each pair ``(i, j)`` in ``meet`` at seeds
-    ``seeds_from .. seeds_from + games - 1`` (seeds offset by ``--seed``)."""
+DEALS = {"mirror": "decks", "swap": "decks-swap"}     # --deal -> play_pair's mode
+DEAL_TEXT = {"mirror": "duplicate deal: decks exchange seats, each deck's shuffle kept, "
+                       "the first player exchanged",
+             "swap": "seat swap: decks exchange seats on the same seed, reshuffled, the "
+                     "first player exchanged"}
+
+
+def _deck_tasks(decks, meet, games: int, seeds_from: int, pilot, replays, seed: int,
+                deal: str = "mirror"):
+    """Each pair ``(i, j)`` in ``meet`` at seeds ``seeds_from .. seeds_from + games - 1``
+    (offset by ``--seed``), each seed twice as ``deal`` says (``DEALS``)."""
     tasks, keys = [], []
     for i, j in meet:
         for g in range(seeds_from, seeds_from + games):
             tasks.append((decks[i], decks[j], pilot, pilot, seed * 1_000_003 + g, replays,
-                          "decks"))
+                          DEALS[deal]))
             keys.append((i, j))
     return tasks, keys
 
@@ -124,8 +132,7 @@ def _deck_report(args, kind: str, decks, per_pair, units, all_games, field=None,
               "pilot": args.pilot, "pilot_chosen": args.pilot_why, "agent": args.pilot,
               "decks": decks, "games": n,
               "games_per_pair": 2 * args.games,
-              "play": "duplicate deal: decks exchange seats, each deck's shuffle kept, "
-                      "the first player exchanged",
+              "play": DEAL_TEXT[args.deal], "deal": args.deal,
               "se_ratio_vs_independent": se_ratio(rows),
               "ratings": ratings,
               "rating_scale": "Elo (400 log10 odds), " + ("the field's mean = 0" if field
@@ -167,9 +174,9 @@ def _deck_html(out: Path, kind: str, report, labels, rows, cards, all_games) -> 
     names = [labels[i] for i in order]
     sections = [("How this was measured", (
         f"<p>Pilot <code>{report['pilot']}</code> in both seats; {report['games']:,} games, "
-        f"{report['games_per_pair']} per pair as duplicate deals (each deck draws the same "
-        f"cards in a deal's two games, the first player exchanged); the standard error is "
-        f"{report['se_ratio_vs_independent']}x that of as many independent games. "
+        f"{report['games_per_pair']} per pair, each seed twice ({report['play']}); the "
+        f"standard error is {report['se_ratio_vs_independent']}x that of as many "
+        f"independent games. "
         f"Command: <code>{report['command']}</code></p>"))]
     heat = R.sorted_heatmap(names, score, low, high, out / f"{kind}_sorted.png",
                             "row's score against column (by rating)")
@@ -225,7 +232,7 @@ def deck_benchmark(args) -> dict:
     _say_pilot(args)
     meet = list(combinations(range(len(decks)), 2))
     tasks, keys = _deck_tasks(decks, meet, args.games, 0, args.pilot, args.save_replays,
-                              args.seed)
+                              args.seed, args.deal)
     res = run_deck_tasks(tasks, args, "decks")
     return _deck_report(args, "decks", decks, *_collect(keys, res))
 
@@ -242,11 +249,11 @@ def gauntlet(args) -> dict:
     _say_pilot(args)
     mine = [(0, j) for j in range(1, len(decks))]
     tasks, keys = _deck_tasks(decks, mine, args.games, 0, args.pilot, args.save_replays,
-                              args.seed)
+                              args.seed, args.deal)
     fg = args.games if args.field_games is None else args.field_games
     if fg > 0:
         t2, k2 = _deck_tasks(decks, list(combinations(range(1, len(decks)), 2)), fg, 0,
-                             args.pilot, args.save_replays, args.seed)
+                             args.pilot, args.save_replays, args.seed, args.deal)
         tasks, keys = tasks + t2, keys + k2
     res = run_deck_tasks(tasks, args, "gauntlet")
     per_pair, units, games = _collect(keys, res)
@@ -272,7 +279,7 @@ def sprt_test(args, a: str, b: str, field, pool=None, seeds_from: int = 0,
     meet = [(0, j) for j in range(2, len(decks))] + [(1, j) for j in range(2, len(decks))]
     while sprt.status is None and 4 * len(pts_a) < max_games:
         tasks, keys = _deck_tasks(decks, meet, args.batch, seeds, args.pilot,
-                                  args.save_replays, args.seed)
+                                  args.save_replays, args.seed, args.deal)
         res = run_deck_tasks(tasks, args, "compare", pool, progress=False)
         got = {(i, j, t[4]): sum(x["points"] for x in pair)
                for (i, j), t, pair in zip(keys, tasks, res)}

@@ -113,7 +113,8 @@ def tune(args) -> dict:
         holdout = None
         if path and args.holdout > 0:
             tasks, keys = _deck_tasks([str(current_path), args.deck], [(0, 1)], args.holdout,
-                                      HOLDOUT_SEEDS, args.pilot, None, args.seed)
+                                      HOLDOUT_SEEDS, args.pilot, None, args.seed,
+                                      args.deal)
             res = run_deck_tasks(tasks, args, "holdout", pool)
             st = paired_score([sum(x["points"] for x in pair) for pair in res])
             holdout = {"games": 2 * args.holdout, "score": round(st["score"], 4),

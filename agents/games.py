@@ -47,7 +47,8 @@ def play_pair(task):
 
     ``agents`` mode is duplicate play: the same deal both times (d0 in seat 0, d1 in seat
     1, the same shuffles and first player, all from the seed) with the agents exchanged,
-    so the luck of the deal cancels.  ``decks`` mode is the duplicate deal for decks: the
+    so the luck of the deal cancels.  ``decks-swap`` mode exchanges the decks' seats on the
+    same seed (each deck reshuffled).  ``decks`` mode is the duplicate deal for decks: the
     decks exchange seats and the second game is the seed's mirror (``new_game``), so each
     deck draws the same cards in both games and the deck that went first goes second."""
     d0, d1, a0, a1, seed, replay_dir, mode = task
@@ -64,7 +65,7 @@ def play_pair(task):
         actions: list = []
         times: tuple = ([], [])
         mirror = swap and mode == "decks"
-        cards: list | None = [] if mode == "decks" else None
+        cards: list | None = [] if mode != "agents" else None
         r = play_game(decks[0], decks[1], seed, agents, record=actions, think_times=times,
                       mirror=mirror, cards=cards)
         if replay_dir:
@@ -86,11 +87,11 @@ BLOCK = 32          # seeds per lockstep block: 64 games share each forward
 
 
 def play_block(block):
-    """A block of ``play_pair`` tasks (one deck pair, consecutive seeds) in ``decks``
-    mode with a policy pilot: all their games in lockstep (``agents.lockstep``), one
+    """A block of ``play_pair`` tasks (one deck pair, consecutive seeds) in a deck mode
+    with a policy pilot: all their games in lockstep (``agents.lockstep``), one
     forward per step.  Returns what ``play_pair`` returns for each task, in order."""
     from .lockstep import play_lockstep
-    d0, d1, pilot = block[0][0], block[0][1], block[0][2]
+    d0, d1, pilot, mode = block[0][0], block[0][1], block[0][2], block[0][6]
     agent = cached_agent(pilot, 0)
     games, rngs, meta = [], [], []
     for t in block:
@@ -98,7 +99,7 @@ def play_block(block):
         for swap in (False, True):
             decks = (cached_deck(d0), cached_deck(d1))
             decks = decks[::-1] if swap else decks
-            games.append((decks[0], decks[1], seed, swap))
+            games.append((decks[0], decks[1], seed, swap and mode == "decks"))
             rngs.append([np.random.default_rng(seed * 2 + seat) for seat in (0, 1)])
             meta.append((t, swap, decks))
     played = play_lockstep(agent, games, rngs, record=bool(block[0][5]), cards=True)
@@ -106,7 +107,8 @@ def play_block(block):
     for (t, swap, decks), (r, actions, cards) in zip(meta, played):
         seed, replay_dir = t[4], t[5]
         if replay_dir:
-            save_replay(replay_dir, decks, (pilot, pilot), seed, actions, swap)
+            save_replay(replay_dir, decks, (pilot, pilot), seed, actions,
+                        swap and mode == "decks")
         side = 1 if swap else 0
         seat_decks = (d1, d0) if swap else (d0, d1)
         pair.append({"seed": seed, "swap": swap, "points": (r.returns[side] + 1) / 2,

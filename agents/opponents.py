@@ -46,7 +46,7 @@ LEVELS = {
                "the rule-based heuristic, with 30% of its choices random"),
     "strong": ("nv2-ppo:random_share=0.2",
                "the shipped trained policy, greedy, with 20% of its choices random"),
-    "expert": ("nv2-search", "search over nv2-ppo (determinized PUCT), the strongest"),
+    "expert": ("nv2-search", "search over nv2-ppo (determinized PUCT), 128 simulations"),
 }
 
 _SETTINGS = {

@@ -106,7 +106,7 @@ def write_tables(out: Path, stem: str, matrix_rows, report, m, labels, title):
 
 def print_report(report, labels, m, files):
     how = ("duplicate: each deal twice, agents exchanged" if report["kind"] == "agents"
-           else "duplicate deal: each deck the same cards twice, first player exchanged")
+           else report.get("play", "each seed twice"))
     print(f"\n{report['kind']}: {report['games_per_pair']} games per pair ({how})")
     if report.get("se_ratio_vs_independent") is not None:
         print(f"standard error {report['se_ratio_vs_independent']:.2f}x that of as many "

@@ -120,3 +120,18 @@ def test_tune_proposes_legal_swaps_and_records_its_path(tmp_path, capsys):
     tuned = parse_deck((tmp_path / "tuned.deck").read_text(), deck.db)
     assert not deck_problems(tuned) and tuned.card_ids() != deck.card_ids()
     assert "accepted swaps (1 of 1 tried)" in capsys.readouterr().out
+
+
+def test_deal_swap_reshuffles_and_is_reported(tmp_path):
+    pair = games.play_pair(("ember-rush", "stone-bastion", "heuristic", "heuristic", 5, None,
+                            "decks-swap"))
+    mirror = games.play_pair(("ember-rush", "stone-bastion", "heuristic", "heuristic", 5,
+                              None, "decks"))
+    same = lambda g: {k: v for k, v in g.items() if k != "think_seconds"}  # noqa: E731
+    assert same(pair[0]) == same(mirror[0])          # the first game is the same deal
+    held = lambda g: [s["opening"] for s in g["sides"]]       # noqa: E731
+    assert held(pair[1]) != held(mirror[1])          # the second is reshuffled
+    evaluate.main(["decks", "--decks", "ember-rush", "stone-bastion", "--games", "2",
+                   "--pilot", "heuristic", "--deal", "swap", "--out", str(tmp_path), *SMALL])
+    r = json.loads((tmp_path / "decks.json").read_text())
+    assert r["deal"] == "swap" and r["play"].startswith("seat swap")
