@@ -17,7 +17,9 @@ copies of a card count as one), over the games that deck played:
 
 Intervals are 95% percentile intervals of a bootstrap over the run's units (a duplicate
 deal's two games, in which a deck draws the same cards twice, are resampled together,
-since they are correlated).
+since they are correlated).  A rate resting on fewer than ``MIN_GAMES`` games is not
+shown: a card some leader fetches into hand nearly every game has no "not drawn" games
+to compare with, and its IWD would be noise.
 """
 from __future__ import annotations
 
@@ -30,13 +32,18 @@ import numpy as np
 MEASURES = ("in_hand", "opening", "played", "not_in_hand")
 
 
+MIN_GAMES = 30     # fewer games than this behind a rate: too few to show it
+
+
 def card_table(units, samples: int = 1000, seed: int = 0, decks=None, names=None,
-               deck_lists=None) -> list:
+               deck_lists=None, min_games: int = MIN_GAMES) -> list:
     """Rows per (deck, card) from ``units``: lists of game sides, each a dict with
     ``deck``, ``points`` (1, 0.5, 0) and the card-id lists ``opening``, ``in_hand`` and
     ``played`` (``agents.arena.CardLog``).  ``decks``: keep only these deck names.
     ``names``: card id -> display name.  ``deck_lists``: deck name -> its card ids, so
-    that a card never drawn still gets a row.  Sorted by IWD, best first."""
+    that a card never drawn still gets a row.  A rate over fewer than ``min_games`` games
+    is left empty (None), and so is the IWD when either of its rates is (a card in hand in
+    all but two games has no "not drawn" to compare with).  Sorted by IWD, best first."""
     sides = [(u, s) for u, unit in enumerate(units) for s in unit
              if decks is None or s["deck"] in decks]
     if not sides:
@@ -80,17 +87,19 @@ def card_table(units, samples: int = 1000, seed: int = 0, decks=None, names=None
     for j, (deck, card) in enumerate(keys):
         row = {"deck": deck, "card": card, "name": (names or {}).get(card, card),
                "games": len(deck_games[deck])}
+        enough = [total[j, 2 * m] >= min_games for m in range(len(MEASURES))]
         for m, measure in enumerate(MEASURES):
-            r = rate(total[j], m)
+            r = rate(total[j], m) if enough[m] else np.nan
             b = rate(boot[:, j], m)
-            b = b[~np.isnan(b)]
+            b = b[~np.isnan(b)] if enough[m] else b[:0]
             row[f"{measure}_games"] = int(total[j, 2 * m])
             row[f"{measure}_win"] = _round(r)
             lo, hi = (np.percentile(b, [2.5, 97.5]) if len(b) else (np.nan, np.nan))
             row[f"{measure}_low"], row[f"{measure}_high"] = _round(lo), _round(hi)
-        iwd = rate(total[j], 0) - rate(total[j], 3)
+        both = enough[0] and enough[3]
+        iwd = rate(total[j], 0) - rate(total[j], 3) if both else np.nan
         b = rate(boot[:, j], 0) - rate(boot[:, j], 3)
-        b = b[~np.isnan(b)]
+        b = b[~np.isnan(b)] if both else b[:0]
         row["iwd"] = _round(iwd)
         lo, hi = (np.percentile(b, [2.5, 97.5]) if len(b) else (np.nan, np.nan))
         row["iwd_low"], row["iwd_high"] = _round(lo), _round(hi)

@@ -122,7 +122,7 @@ def test_card_table_by_hand(tmp_path):
              [side(0, ["y"], ["y"])],
              [side(0.5, [])]]
     rows = {r["card"]: r for r in card_table(units, samples=200, decks={"mine"},
-                                             names={"x": "Ex"},
+                                             names={"x": "Ex"}, min_games=1,
                                              deck_lists={"mine": ["x", "y", "w"]})}
     assert set(rows) == {"x", "y", "w"}
     x, y, w = rows["x"], rows["y"], rows["w"]
@@ -135,7 +135,12 @@ def test_card_table_by_hand(tmp_path):
     assert y["in_hand_win"] == 0.5 and y["not_in_hand_win"] == 0.75 and y["iwd"] == -0.25
     assert w["in_hand_games"] == 0 and w["in_hand_win"] is None and w["games"] == 4
     # best first, the interval around the estimate
-    assert [r["card"] for r in card_table(units, samples=50, decks={"mine"})] == ["x", "y"]
+    assert [r["card"] for r in card_table(units, samples=50, decks={"mine"},
+                                          min_games=1)] == ["x", "y"]
+    # below the minimum sample, rates and the IWD stay empty; the counts remain
+    thin = {r["card"]: r for r in card_table(units, samples=50, decks={"mine"}, min_games=3)}
+    assert thin["x"]["iwd"] is None and thin["x"]["in_hand_games"] == 2
+    assert thin["x"]["in_hand_win"] is None and thin["x"]["iwd_low"] is None
     assert x["iwd_low"] <= x["iwd"] <= x["iwd_high"]
     files = write_card_report(list(rows.values()), tmp_path)
     assert all(f.stat().st_size > 0 for f in files)
