@@ -135,3 +135,16 @@ def test_deal_swap_reshuffles_and_is_reported(tmp_path):
                    "--pilot", "heuristic", "--deal", "swap", "--out", str(tmp_path), *SMALL])
     r = json.loads((tmp_path / "decks.json").read_text())
     assert r["deal"] == "swap" and r["play"].startswith("seat swap")
+
+
+def test_policy_pilot_results_do_not_depend_on_workers(tmp_path):
+    pytest.importorskip("torch")
+    pytest.importorskip("sb3_contrib")
+    reps = []
+    for workers in ("1", "2"):
+        out = tmp_path / workers
+        evaluate.main(["decks", "--decks", "ember-rush", "stone-bastion", "gale-runners",
+                       "--games", "3", "--pilot", "nv2-ppo:random_share=0.2", "--out",
+                       str(out), "--no-progress", "--bootstrap", "20", "--workers", workers])
+        reps.append(json.loads((out / "decks.json").read_text())["matrix"])
+    assert reps[0] == reps[1]
