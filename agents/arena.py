@@ -29,9 +29,9 @@ class CardLog:
     """Which cards each seat had in hand and played in one game, by card id, for card
     analytics (``agents.card_stats``): ``opening[p]`` the hand once p's mulligan is done
     (5.1.6; the first player does not draw on turn 1, 6.3.1.1, so nothing else is in it
-    yet), ``in_hand[p]`` every card in p's hand at some point from then on (drawn, searched
-    or returned; cards sent back by a mulligan are not), ``played[p]`` the cards p played
-    (units, items, skills) in order.  ``update`` after each action reads the hands and the
+    yet), ``in_hand[p]`` every card instance in p's hand at some point from then on
+    (drawn, searched or returned; cards sent back by a mulligan are not; ``sides()`` gives
+    card ids), ``played[p]`` the cards p played (units, items, skills) in order.  ``update`` after each action reads the hands and the
     events since the last call."""
 
     PLAY_EVENTS = ("play", "equip", "skill")
@@ -58,12 +58,14 @@ class CardLog:
             elif t in self.PLAY_EVENTS:
                 self.played[e["player"]].append(e["card"])
         self._seen = len(log)
-        for p in (0, 1):
+        for p in (0, 1):                 # instance ids here; card ids once, in sides()
             if self.opening[p] is not None:
-                self.in_hand[p].update(self._ids(g, g.hand[p]))
+                self.in_hand[p].update(g.hand[p])
+        self._g = g
 
     def sides(self) -> list[dict]:
-        return [{"opening": sorted(self.opening[p] or []), "in_hand": sorted(self.in_hand[p]),
+        return [{"opening": sorted(self.opening[p] or []),
+                 "in_hand": sorted(set(self._ids(self._g, self.in_hand[p]))),
                  "played": list(self.played[p])} for p in (0, 1)]
 
 

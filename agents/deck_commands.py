@@ -49,7 +49,7 @@ def run_deck_tasks(tasks, args, desc: str, pool=None, progress: bool | None = No
     return [r for block in results for r in block]
 
 
-def _check_decks(cmd: str, decks, pilot: str) -> None:
+def check_decks(cmd: str, decks, pilot: str) -> None:
     """Fail early, naming the deck or pilot at fault, before any game is played."""
     for d in decks:
         try:
@@ -69,7 +69,7 @@ DEAL_TEXT = {"mirror": "duplicate deal: decks exchange seats, each deck's shuffl
                      "first player exchanged"}
 
 
-def _deck_tasks(decks, meet, games: int, seeds_from: int, pilot, replays, seed: int,
+def deck_tasks(decks, meet, games: int, seeds_from: int, pilot, replays, seed: int,
                 deal: str = "mirror"):
     """Each pair ``(i, j)`` in ``meet`` at seeds ``seeds_from .. seeds_from + games - 1``
     (offset by ``--seed``), each seed twice as ``deal`` says (``DEALS``)."""
@@ -150,18 +150,8 @@ def _deck_report(args, kind: str, decks, per_pair, units, all_games, field=None,
         report["deck"] = labels[mine]
         report["against_field"] = [r for r in rows if r["row"] == labels[mine]]
     out = Path(args.out)
-    files = write_tables(out, kind, rows, report, m, labels,
-                   f"{kind.capitalize()} ({args.pilot} both seats): row's score")
-    files += write_card_report(cards, out, "cards")
-    files.append(_deck_html(out, kind, report, labels, rows, cards, all_games))
-    print_report(report, labels, m, files)
-    return report
-
-
-def _deck_html(out: Path, kind: str, report, labels, rows, cards, all_games) -> Path:
-    """report.html: everything above on one page, the plots embedded."""
-    from . import deck_report as R
-    order = ([labels.index(r["name"]) for r in report["ratings"]] if report["ratings"]
+    # the heatmap by rating, each cell with its interval
+    order = ([labels.index(r["name"]) for r in ratings] if ratings
              else list(range(len(labels))))
     k = len(labels)
     cell = {(r["row"], r["column"]): r for r in rows}
@@ -171,16 +161,26 @@ def _deck_html(out: Path, kind: str, report, labels, rows, cards, all_games) -> 
             c = cell.get((labels[i], labels[j]))
             if c:
                 score[a, b], low[a, b], high[a, b] = c["score"], c["low"], c["high"]
-    names = [labels[i] for i in order]
+    files = write_tables(out, kind, rows, report, score, [labels[i] for i in order],
+                         f"{kind.capitalize()} ({args.pilot} both seats): row's score, "
+                         f"by rating", low, high)
+    files += write_card_report(cards, out, "cards")
+    files.append(_deck_html(out, kind, report, cards, all_games))
+    print_report(report, labels, m, files)
+    return report
+
+
+def _deck_html(out: Path, kind: str, report, cards, all_games) -> Path:
+    """report.html: everything above on one page, the plots embedded."""
+    from . import deck_report as R
     sections = [("How this was measured", (
         f"<p>Pilot <code>{report['pilot']}</code> in both seats; {report['games']:,} games, "
         f"{report['games_per_pair']} per pair, each seed twice ({report['play']}); the "
         f"standard error is {report['se_ratio_vs_independent']}x that of as many "
         f"independent games. "
         f"Command: <code>{report['command']}</code></p>"))]
-    heat = R.sorted_heatmap(names, score, low, high, out / f"{kind}_sorted.png",
-                            "row's score against column (by rating)")
-    sections.append(("Score matrix", R.image_html(heat, "score matrix")))
+    sections.append(("Score matrix", R.image_html(out / f"{kind}_heatmap.png",
+                                                   "score matrix")))
     if report["ratings"]:
         rp = R.ratings_plot(report["ratings"], out / f"{kind}_ratings.png",
                             report["rating_scale"])
@@ -228,10 +228,10 @@ def deck_benchmark(args) -> dict:
     decks = args.decks or list_decks()
     if len(decks) < 2:
         raise SystemExit("evaluate.py decks: give at least two decks")
-    _check_decks("decks", decks, args.pilot)
-    _say_pilot(args)
+    check_decks("decks", decks, args.pilot)
+    say_pilot(args)
     meet = list(combinations(range(len(decks)), 2))
-    tasks, keys = _deck_tasks(decks, meet, args.games, 0, args.pilot, args.save_replays,
+    tasks, keys = deck_tasks(decks, meet, args.games, 0, args.pilot, args.save_replays,
                               args.seed, args.deal)
     res = run_deck_tasks(tasks, args, "decks")
     return _deck_report(args, "decks", decks, *_collect(keys, res))
@@ -245,14 +245,14 @@ def gauntlet(args) -> dict:
     if not field:
         raise SystemExit("evaluate.py gauntlet: the field is empty")
     decks = [args.deck] + field
-    _check_decks("gauntlet", decks, args.pilot)
-    _say_pilot(args)
+    check_decks("gauntlet", decks, args.pilot)
+    say_pilot(args)
     mine = [(0, j) for j in range(1, len(decks))]
-    tasks, keys = _deck_tasks(decks, mine, args.games, 0, args.pilot, args.save_replays,
+    tasks, keys = deck_tasks(decks, mine, args.games, 0, args.pilot, args.save_replays,
                               args.seed, args.deal)
     fg = args.games if args.field_games is None else args.field_games
     if fg > 0:
-        t2, k2 = _deck_tasks(decks, list(combinations(range(1, len(decks)), 2)), fg, 0,
+        t2, k2 = deck_tasks(decks, list(combinations(range(1, len(decks)), 2)), fg, 0,
                              args.pilot, args.save_replays, args.seed, args.deal)
         tasks, keys = tasks + t2, keys + k2
     res = run_deck_tasks(tasks, args, "gauntlet")
@@ -278,7 +278,7 @@ def sprt_test(args, a: str, b: str, field, pool=None, seeds_from: int = 0,
     seeds = seeds_from
     meet = [(0, j) for j in range(2, len(decks))] + [(1, j) for j in range(2, len(decks))]
     while sprt.status is None and 4 * len(pts_a) < max_games:
-        tasks, keys = _deck_tasks(decks, meet, args.batch, seeds, args.pilot,
+        tasks, keys = deck_tasks(decks, meet, args.batch, seeds, args.pilot,
                                   args.save_replays, args.seed, args.deal)
         res = run_deck_tasks(tasks, args, "compare", pool, progress=False)
         got = {(i, j, t[4]): sum(x["points"] for x in pair)
@@ -331,12 +331,12 @@ def compare(args) -> dict:
     field = [d for d in (args.field or list_decks()) if d not in (a, b)]
     if not field:
         raise SystemExit("evaluate.py compare: the field is empty")
-    _check_decks("compare", [a, b] + field, args.pilot)
+    check_decks("compare", [a, b] + field, args.pilot)
     try:
         bounds = SPRT(args.elo0, args.elo1, args.alpha, args.beta)
     except ValueError as e:
         raise SystemExit(f"evaluate.py compare: {e}") from None
-    _say_pilot(args)
+    say_pilot(args)
     names = unique_labels([cached_deck(d).name for d in [a, b] + field])
     print(f"{names[0]} against {names[1]} over a field of {len(field)}: SPRT elo0 "
           f"{args.elo0}, elo1 {args.elo1}, alpha {args.alpha}, beta {args.beta}; bounds "
@@ -360,6 +360,6 @@ def compare(args) -> dict:
     return report
 
 
-def _say_pilot(args) -> None:
+def say_pilot(args) -> None:
     print(f"pilot: {args.pilot}" + ("" if args.pilot_why == "given" else
                                     f" ({args.pilot_why}; --pilot NAME for another)"))

@@ -1,10 +1,10 @@
 """The deck benchmark's report: plots and one self-contained HTML page.
 
 A person should rather look at the report than read the JSON: the score matrix as a
-heatmap sorted by rating (each cell with its interval), the ratings with error bars, the
-metagame, the first-player advantage, how long games last and the card analytics -- PNGs
-written beside the CSV and JSON, and ``report.html`` embedding them (no files to carry
-along, no scripts, opens anywhere).
+heatmap sorted by rating (``agents.tables.heatmap``, each cell with its interval), the
+ratings with error bars, the metagame, the first-player advantage, how long games last
+and the card analytics -- PNGs written beside the CSV and JSON, and ``report.html``
+embedding them (no files to carry along, no scripts, opens anywhere).
 """
 from __future__ import annotations
 
@@ -20,29 +20,6 @@ def _plt():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     return plt
-
-
-def sorted_heatmap(labels, score, low, high, path: Path, title: str) -> Path:
-    """Row's score against column, rows and columns by rating (``labels`` in that order),
-    each cell its score and 95% interval."""
-    plt = _plt()
-    k = len(labels)
-    fig, ax = plt.subplots(figsize=(2 + 1.05 * k, 1.6 + 0.85 * k))
-    im = ax.imshow(score, vmin=0, vmax=1, cmap="RdYlGn")
-    for i in range(k):
-        for j in range(k):
-            if not np.isnan(score[i, j]):
-                ax.text(j, i, f"{score[i, j]:.2f}\n{low[i, j]:.2f}-{high[i, j]:.2f}",
-                        ha="center", va="center", fontsize=6.5)
-    ax.set_xticks(range(k), labels, rotation=45, ha="right")
-    ax.set_yticks(range(k), labels)
-    ax.set_xlabel("opponent")
-    ax.set_title(title)
-    fig.colorbar(im, ax=ax, label="row's score (95% interval below)")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
 
 
 def ratings_plot(ratings, path: Path, scale: str) -> Path:
@@ -116,5 +93,5 @@ def write_html(path: Path, title: str, sections) -> Path:
     return Path(path)
 
 
-__all__ = ["sorted_heatmap", "ratings_plot", "lengths_plot", "table_html", "image_html",
+__all__ = ["ratings_plot", "lengths_plot", "table_html", "image_html",
            "write_html"]

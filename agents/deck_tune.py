@@ -51,13 +51,13 @@ def tune(args) -> dict:
     from nivel_env.cards import format_deck, list_decks, load_card_db
     from nivel_env.cards.model import LEADER
 
-    from .deck_commands import (_check_decks, _deck_tasks, _say_pilot, run_deck_tasks,
+    from .deck_commands import (check_decks, deck_tasks, run_deck_tasks, say_pilot,
                                 sprt_test)
     from .games import cached_deck, worker_pool
     from .ratings import paired_score
     from .sprt import SPRT
     field = [d for d in (args.field or list_decks()) if d != args.deck]
-    _check_decks("tune", [args.deck] + field, args.pilot)
+    check_decks("tune", [args.deck] + field, args.pilot)
     try:
         SPRT(args.elo0, args.elo1, args.alpha, args.beta)
     except ValueError as e:
@@ -75,7 +75,7 @@ def tune(args) -> dict:
         pool_ids = [c.id for c in db.cards if c.type != LEADER]
     out = Path(args.out)
     (out / "decks").mkdir(parents=True, exist_ok=True)
-    _say_pilot(args)
+    say_pilot(args)
     rng = np.random.default_rng(args.seed)
     current = original
     current_path = out / "decks" / "step0.deck"
@@ -112,7 +112,7 @@ def tune(args) -> dict:
             current, current_path = cached_deck(str(cand_path)), cand_path
         holdout = None
         if path and args.holdout > 0:
-            tasks, keys = _deck_tasks([str(current_path), args.deck], [(0, 1)], args.holdout,
+            tasks, keys = deck_tasks([str(current_path), args.deck], [(0, 1)], args.holdout,
                                       HOLDOUT_SEEDS, args.pilot, None, args.seed,
                                       args.deal)
             res = run_deck_tasks(tasks, args, "holdout", pool)

@@ -54,13 +54,10 @@ def play_pair(task):
     d0, d1, a0, a1, seed, replay_dir, mode = task
     out = []
     for swap in (False, True):
-        if mode == "agents":
-            decks = (cached_deck(d0), cached_deck(d1))
-            specs = (a1, a0) if swap else (a0, a1)
-        else:
-            decks = (cached_deck(d0), cached_deck(d1))
-            decks = decks[::-1] if swap else decks
-            specs = (a1, a0) if swap else (a0, a1)
+        decks = (cached_deck(d0), cached_deck(d1))
+        if mode != "agents" and swap:
+            decks = decks[::-1]
+        specs = (a1, a0) if swap else (a0, a1)
         agents = (cached_agent(specs[0], seed, 0), cached_agent(specs[1], seed, 1))
         actions: list = []
         times: tuple = ([], [])
@@ -70,17 +67,24 @@ def play_pair(task):
                       mirror=mirror, cards=cards)
         if replay_dir:
             save_replay(replay_dir, decks, specs, seed, actions, mirror)
-        side = 1 if swap else 0
-        out.append({"seed": seed, "swap": swap, "points": (r.returns[side] + 1) / 2,
-                    "first_player_won": r.returns[r.first] > 0, "draw": r.returns == (0, 0),
-                    "turns": r.turns, "decisions": r.decisions,
-                    "think_seconds": {specs[0]: times[0], specs[1]: times[1]}
-                    if specs[0] != specs[1] else {specs[0]: times[0] + times[1]}})
-        if cards is not None:                  # each seat: its deck, points and cards
-            seat_decks = (d1, d0) if swap else (d0, d1)
-            out[-1]["sides"] = [{"deck": seat_decks[p], "points": (r.returns[p] + 1) / 2,
-                                 **cards[p]} for p in (0, 1)]
+        think = ({specs[0]: times[0], specs[1]: times[1]} if specs[0] != specs[1]
+                 else {specs[0]: times[0] + times[1]})
+        out.append(_record(seed, swap, r, think, (d0, d1), cards))
     return out
+
+
+def _record(seed, swap: bool, r, think: dict, sides, cards) -> dict:
+    """One game's result from the task's first side (``sides[0]``, in seat 0 unless
+    ``swap``); with ``cards`` (``CardLog.sides()``) also each seat's deck, points and cards."""
+    side = 1 if swap else 0
+    rec = {"seed": seed, "swap": swap, "points": (r.returns[side] + 1) / 2,
+           "first_player_won": r.returns[r.first] > 0, "draw": r.returns == (0, 0),
+           "turns": r.turns, "decisions": r.decisions, "think_seconds": think}
+    if cards is not None:
+        seat_decks = sides[::-1] if swap else sides
+        rec["sides"] = [{"deck": seat_decks[p], "points": (r.returns[p] + 1) / 2, **cards[p]}
+                        for p in (0, 1)]
+    return rec
 
 
 BLOCK = 32          # seeds per lockstep block: 64 games share each forward
@@ -105,18 +109,9 @@ def play_block(block):
     played = play_lockstep(agent, games, rngs, record=bool(block[0][5]), cards=True)
     out, pair = [], []
     for (t, swap, decks), (r, actions, cards) in zip(meta, played):
-        seed, replay_dir = t[4], t[5]
-        if replay_dir:
-            save_replay(replay_dir, decks, (pilot, pilot), seed, actions,
-                        swap and mode == "decks")
-        side = 1 if swap else 0
-        seat_decks = (d1, d0) if swap else (d0, d1)
-        pair.append({"seed": seed, "swap": swap, "points": (r.returns[side] + 1) / 2,
-                     "first_player_won": r.returns[r.first] > 0,
-                     "draw": r.returns == (0, 0), "turns": r.turns, "decisions": r.decisions,
-                     "think_seconds": {},
-                     "sides": [{"deck": seat_decks[p], "points": (r.returns[p] + 1) / 2,
-                                **cards[p]} for p in (0, 1)]})
+        if t[5]:
+            save_replay(t[5], decks, (pilot, pilot), t[4], actions, swap and mode == "decks")
+        pair.append(_record(t[4], swap, r, {}, (d0, d1), cards))
         if swap:
             out.append(pair)
             pair = []

@@ -12,7 +12,9 @@ import numpy as np
 from .ratings import bootstrap_ratings, bradley_terry, paired_score, points_matrix
 
 
-def heatmap(matrix, labels, title, path):
+def heatmap(matrix, labels, title, path, low=None, high=None):
+    """Row's score against column; with ``low`` and ``high``, each cell's 95% interval
+    under its score."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -26,11 +28,16 @@ def heatmap(matrix, labels, title, path):
     ax.set_yticks(range(k), labels)
     for i in range(k):
         for j in range(k):
-            if not np.isnan(m[i, j]):
-                ax.text(j, i, f"{m[i, j]:.2f}", ha="center", va="center", fontsize=8)
+            if np.isnan(m[i, j]):
+                continue
+            text = f"{m[i, j]:.2f}"
+            if low is not None:
+                text += f"\n{low[i, j]:.2f}-{high[i, j]:.2f}"
+            ax.text(j, i, text, ha="center", va="center", fontsize=8 if low is None else 6.5)
     ax.set_title(title)
     ax.set_xlabel("opponent")
-    fig.colorbar(im, ax=ax, label="row's score")
+    fig.colorbar(im, ax=ax, label="row's score" + ("" if low is None else
+                                                   " (95% interval below)"))
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
@@ -93,14 +100,15 @@ def rating_table(labels, per_pair, seed, samples, anchor=None):
              "high": round(float(hi[i]), 1)} for i in np.argsort(-r)]
 
 
-def write_tables(out: Path, stem: str, matrix_rows, report, m, labels, title):
+def write_tables(out: Path, stem: str, matrix_rows, report, m, labels, title, low=None,
+                 high=None):
     out.mkdir(parents=True, exist_ok=True)
     with open(out / f"{stem}_matrix.csv", "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(matrix_rows[0]))
         w.writeheader()
         w.writerows(matrix_rows)
     (out / f"{stem}.json").write_text(json.dumps(report, indent=2))
-    heatmap(m, labels, title, out / f"{stem}_heatmap.png")
+    heatmap(m, labels, title, out / f"{stem}_heatmap.png", low, high)
     return [out / f"{stem}_matrix.csv", out / f"{stem}.json", out / f"{stem}_heatmap.png"]
 
 

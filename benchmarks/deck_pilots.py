@@ -32,7 +32,7 @@ def main(argv=None) -> int:
                     help="also time policy pilots without lockstep blocks")
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     args = ap.parse_args(argv)
-    from agents.deck_commands import _deck_tasks, run_deck_tasks
+    from agents.deck_commands import deck_tasks, run_deck_tasks
     from agents.games import run_tasks
     from nivel_env.cards import list_decks
     decks = list_decks()
@@ -45,7 +45,7 @@ def main(argv=None) -> int:
     for rnd in range(args.rounds):
         for pilot, lockstep in runs:
             ns = SimpleNamespace(pilot=pilot, workers=args.workers, no_progress=True)
-            tasks, _ = _deck_tasks(decks, meet, args.seeds, rnd * args.seeds, pilot, None, 0)
+            tasks, _ = deck_tasks(decks, meet, args.seeds, rnd * args.seeds, pilot, None, 0)
             t0 = time.perf_counter()
             if lockstep:
                 run_deck_tasks(tasks, ns, "time", progress=False)

@@ -32,7 +32,7 @@ def test_decks_writes_the_full_report(tmp_path, capsys):
     assert {c["deck"] for c in cards} == {"Ember Rush", "Stone Bastion", "Tide Scholars"}
     page = (tmp_path / "report.html").read_text()
     assert page.count("data:image/png;base64,") >= 4 and "Metagame" in page
-    for f in ("decks_sorted.png", "decks_ratings.png", "decks_lengths.png", "cards.png",
+    for f in ("decks_heatmap.png", "decks_ratings.png", "decks_lengths.png", "cards.png",
               "cards.csv", "decks_matrix.csv"):
         assert (tmp_path / f).stat().st_size > 0
 
