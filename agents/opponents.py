@@ -46,7 +46,8 @@ LEVELS = {
                "the rule-based heuristic, with 30% of its choices random"),
     "strong": ("nv2-ppo:random_share=0.2",
                "the shipped trained policy, greedy, with 20% of its choices random"),
-    "expert": ("nv2-search", "search over nv2-ppo (determinized PUCT), 128 simulations"),
+    "expert": ("nv2-search-deep",
+               "search over nv2-ppo (determinized PUCT), 512 simulations: the strongest"),
 }
 
 _SETTINGS = {
