@@ -89,17 +89,17 @@ def test_invariants_catch_a_zero_power_unit_and_a_missed_loss(all_decks, monkeyp
 
 
 def test_mask_check_catches_unsound_and_incomplete_masks(all_decks, monkeypatch):
-    from nivel_env.engine import legal, state
+    from nivel_env.engine import state
     g = _game(all_decks)
     assert mask_errors(g) == []
-    real = legal.apply_action
+    real = state.apply_action
     first = g.legal_actions()[0]
 
     def broken(game, a):                          # a listed action that cannot be applied
         if a == first:
             raise KeyError("boom")
         return real(game, a)
-    monkeypatch.setattr(legal, "apply_action", broken)
+    monkeypatch.setattr(state, "apply_action", broken)        # what Game.apply_action runs
     assert any("raised KeyError" in e for e in mask_errors(g))
     monkeypatch.undo()
     g = _game(all_decks)

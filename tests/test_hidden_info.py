@@ -93,8 +93,8 @@ def test_legal_moves_never_depend_on_the_opponents_hidden_hand(hdb, monkeypatch)
     from nivel_env.engine.match import select
     monkeypatch.setattr(verbs, "_has_targets",
                         lambda g, p, s, a: bool(select(g, p, s, a.target)))
-    monkeypatch.setitem(verbs.VERBS, "trash", (verbs.VERBS["trash"][0], verbs._has_targets,
-                                               verbs.VERBS["trash"][2]))
+    monkeypatch.setitem(verbs.HANDLERS, "trash",
+                        verbs.HANDLERS["trash"]._replace(possible=verbs._has_targets))
     g3 = game(hdb, ["H-02"], opp_hand=["T-002", "T-021"], opp_deck=["H-02"] * 8)
     errs = [e for s in range(10) for e in world_errors(enc, g3, 0, s)]
     assert any("mask" in e for e in errs), errs

@@ -15,7 +15,7 @@ from typing import Iterable
 
 import yaml
 
-from . import model as m, yamlio
+from . import model as m, vocab, yamlio
 from .schema import CardDataError, compile_card
 from .text import keyword_set, render_card_text
 
@@ -111,7 +111,7 @@ class CardDB:
 
 def _haystack(c: m.Card) -> str:
     return " ".join([c.id, c.name, c.name_ko, c.type, c.attribute or "", *c.affiliations,
-                     *c.keywords, *(m.KEYWORD_NAMES_KO.get(k, k) for k in c.keywords),
+                     *c.keywords, *(vocab.korean(k) for k in c.keywords),
                      c.text, c.text_ko]).lower()
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from . import model as m
 from .db import CardDB, load_card_db
+from .filters import card_matches_static
 from .yamlio import read_text
 
 DECK_DIR = Path(__file__).with_name("decks")
@@ -126,7 +127,6 @@ def deck_problems(deck: Deck) -> list[str]:
     if trig > MAX_TRIGGERS:
         out.append(f"{trig} trigger cards, at most {MAX_TRIGGERS} (5.1.2.3)")
     for rule in deck.leader.oath:                      # 5.1.2.1
-        from ..engine.match import card_matches_static
         matching = [c for c in deck.cards if card_matches_static(c, rule.filter)]
         desc = rule.text or f"{rule.kind} {rule.n}"
         if rule.kind == "all":

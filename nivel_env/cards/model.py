@@ -5,8 +5,9 @@ objects; the engine only ever reads them.  All runtime state (where a card is,
 what modifies it) lives in the game state, so one compiled pool is shared by
 every game and every clone.
 
-The vocabulary (timings, verbs, selectors, conditions) is documented in
-``docs/cards.md``; the names used here are the names used in the YAML files.
+The vocabulary (timings, gates, sub-keywords, conditions, verbs) is one record per term
+in ``vocab.py``, printed as ``docs/cards.md``; the keys used here are the keys the YAML
+files use.
 """
 from __future__ import annotations
 
@@ -30,8 +31,6 @@ DEFENDER = "defender"        # 10.1.6  automatic, defense declared
 EXIT = "exit"                # 10.1.7  automatic, trashed by battle or effect
 ESCAPE = "escape"            # 10.1.13 automatic, start of its controller's main phase
 END_OF_TURN = "end_of_turn"  # 6.6.1.1 automatic, "at the end of this turn" of its controller
-TIMINGS = (ENTRY, PASSIVE, ACTIVE_MAIN, ACTIVE_ATTACK, ATTACKER, DEFENDER, EXIT, ESCAPE,
-           END_OF_TURN)
 ACTIVATED = (ACTIVE_MAIN, ACTIVE_ATTACK)
 
 # Durations of modifiers applied by one-shot effects (8.1.3.3.3).
@@ -40,36 +39,7 @@ UNTIL_BATTLE = "battle"  # until the battle-end step (7.5.1)
 UNTIL_LEAVES = "leaves"  # while the card stays where it is
 DURATIONS = (UNTIL_TURN, UNTIL_BATTLE, UNTIL_LEAVES)
 
-# Section-10 keyword names as exposed on Card.keywords (English) with Korean.
-KEYWORD_NAMES_KO = {
-    "Entry": "엔트리", "Passive": "패시브", "Active": "액티브", "Attacker": "어태커",
-    "Defender": "디펜더", "Exit": "엑시트", "Armed": "암드", "Frontline": "전선구축",
-    "Level Link": "레벨링크", "Trigger": "트리거", "Mix": "믹스", "Escape": "이스케이프",
-    "Chain": "체인", "Buff": "버프", "Pierce": "관통", "Plunder": "약탈",
-    "Breakthrough": "돌파", "Duelist": "듀얼리스트", "Infiltrate": "침투", "Finale": "종결",
-    "Mutual Destruction": "공멸", "Return": "귀환", "Awakening": "각성",
-    "Berserker": "광전사", "Guardian": "가디언", "Barrier": "방벽", "Sacrifice": "희생",
-    "Offset": "상쇄", "Credit": "크레딧",
-}
-
-# Sub-keywords (10.2) as written in card files -> display name and the keyword
-# that is their activation condition (10.2.2).
-SUBKEYWORDS = {
-    "pierce": ("Pierce", "Attacker"),
-    "plunder": ("Plunder", "Attacker"),
-    "breakthrough": ("Breakthrough", "Attacker"),
-    "duelist": ("Duelist", "Attacker"),
-    "infiltrate": ("Infiltrate", "Attacker"),
-    "finale": ("Finale", "Defender"),
-    "mutual_destruction": ("Mutual Destruction", "Exit"),
-    "return": ("Return", "Exit"),
-    "berserker": ("Berserker", None),
-    "guardian": ("Guardian", None),
-    "credit": ("Credit", None),
-}
-
-# Gating keywords: continuous conditions written as ``while:`` (10.1.8-10.1.15).
-GATES = ("armed", "frontline", "level_link", "mix", "chain", "buff")
+# The terms themselves (names, rules, arguments, text) are records in ``vocab.py``.
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,6 +112,7 @@ class Value:
 class Keyword:
     """A sub-keyword (10.2) on a card, with optional ``while`` gates."""
     name: str                     # display name, e.g. "Pierce"
+    term: str = ""                # its key in vocab.py, e.g. "pierce": what the engine reads
     n: int = 0                    # Pierce/Plunder/Infiltrate/Credit value, Guardian Barrier/Sacrifice count
     filter: Filter = EMPTY_FILTER  # Breakthrough condition, Guardian Offset condition
     guardian: str = ""            # barrier | sacrifice | offset

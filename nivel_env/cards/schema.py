@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import model as m
+from . import model as m, vocab as voc
 
 
 class CardDataError(ValueError):
@@ -121,7 +121,7 @@ def parse_filter(ctx: _Ctx, d: Any, path: str) -> m.Filter:
             kw[k] = _int(ctx, d[k], f"{path}.{k}")
     if "keyword" in d:
         name = _str(ctx, d["keyword"], f"{path}.keyword")
-        if name not in m.KEYWORD_NAMES_KO:
+        if name not in voc.BY_NAME:
             ctx.fail(f"{path}.keyword", f"unknown keyword {name!r}")
         kw["keyword"] = name
     for k in ("has_item", "has_trigger"):
@@ -198,53 +198,55 @@ def parse_value(ctx: _Ctx, v: Any, path: str, lo: int = 0) -> m.Value:
 
 # ----------------------------------------------------------------- conditions
 
-_COND_INT = ("level_at_least", "damage_at_least", "opponent_damage_at_least", "hand_at_least",
-             "hand_at_most", "opponent_level_at_least")
+def _gate_names() -> str:
+    return ", ".join(t.key for t in voc.GATES)
 
 
-def parse_gate(ctx: _Ctx, v: Any, path: str) -> m.Condition:
+def parse_gate(ctx: _Ctx, val: Any, path: str) -> m.Condition:
     """One ``while:`` entry: a section-10 continuous keyword condition."""
-    if isinstance(v, str):
-        if v in ("frontline", "mix", "armed"):
-            return m.Condition(v)
-        ctx.fail(path, f"unknown gate {v!r} (one of {', '.join(m.GATES)})")
-    d = _dict(ctx, v, path)
+    if isinstance(val, str):
+        t = voc.GATE_BY_KEY.get(val)
+        if t is not None and t.arg != "int":
+            return m.Condition(val)
+        ctx.fail(path, f"unknown gate {val!r} (one of {_gate_names()})")
+    d = _dict(ctx, val, path)
     if len(d) != 1:
         ctx.fail(path, "a gate has exactly one key")
     (k, arg), = d.items()
-    if k == "armed":
+    t = voc.GATE_BY_KEY.get(k)
+    if t is None:
+        ctx.fail(path, f"unknown gate {k!r} (one of {_gate_names()})")
+    if t.arg == "affiliation?":
         if arg is True or arg is None:
-            return m.Condition("armed")
-        return m.Condition("armed", text=_str(ctx, arg, f"{path}.armed"))    # 10.1.8.3
-    if k in ("level_link", "chain", "buff"):
-        return m.Condition(k, n=_int(ctx, arg, f"{path}.{k}", lo=1, hi=10))
-    if k in ("frontline", "mix"):
-        if arg is not True:
-            ctx.fail(f"{path}.{k}", "expected true")
-        return m.Condition(k)
-    ctx.fail(path, f"unknown gate {k!r} (one of {', '.join(m.GATES)})")
+            return m.Condition(k)
+        return m.Condition(k, text=_str(ctx, arg, f"{path}.{k}"))          # 10.1.8.3
+    if t.arg == "int":
+        return m.Condition(k, n=_int(ctx, arg, f"{path}.{k}", lo=t.lo, hi=t.hi))
+    if arg is not True:
+        ctx.fail(f"{path}.{k}", "expected true")
+    return m.Condition(k)
 
 
-def parse_condition(ctx: _Ctx, v: Any, path: str) -> m.Condition:
-    d = _dict(ctx, v, path)
+def parse_condition(ctx: _Ctx, val: Any, path: str) -> m.Condition:
+    d = _dict(ctx, val, path)
     if "count" in d:
         _keys(ctx, d, {"count", "at_least", "at_most"}, path)
         sel = parse_selector(ctx, d["count"], f"{path}.count", m.Selector(mode="all", n=0))
-        if "at_least" in d:
-            return m.Condition("count_at_least", n=_int(ctx, d["at_least"], f"{path}.at_least"),
-                               selector=sel)
-        if "at_most" in d:
-            return m.Condition("count_at_most", n=_int(ctx, d["at_most"], f"{path}.at_most"),
-                               selector=sel)
+        for bound in ("at_least", "at_most"):
+            if bound in d:
+                return m.Condition(f"count_{bound}", n=_int(ctx, d[bound], f"{path}.{bound}"),
+                                   selector=sel)
         ctx.fail(path, "a count condition needs at_least or at_most")
     if len(d) != 1:
         ctx.fail(path, "a condition has exactly one key")
     (k, arg), = d.items()
-    if k in _COND_INT:
-        return m.Condition(k, n=_int(ctx, arg, f"{path}.{k}"))
-    if k in m.GATES:
+    t = voc.CONDITION_BY_KEY.get(k)
+    if t is not None and t.kind == voc.GATE:
         return parse_gate(ctx, d, path)
-    ctx.fail(path, f"unknown condition {k!r} (one of {', '.join(_COND_INT + m.GATES)}, count)")
+    if t is not None and t.arg == "int":
+        return m.Condition(k, n=_int(ctx, arg, f"{path}.{k}", lo=t.lo, hi=t.hi))
+    names = [t.key for t in voc.CONDITIONS if t.arg != "count"]
+    ctx.fail(path, f"unknown condition {k!r} (one of {', '.join(names)}, count)")
 
 
 def parse_gates(ctx: _Ctx, v: Any, path: str) -> tuple:
@@ -257,78 +259,61 @@ def parse_gates(ctx: _Ctx, v: Any, path: str) -> tuple:
 
 # -------------------------------------------------------------- sub-keywords
 
-def parse_subkeyword(ctx: _Ctx, v: Any, path: str) -> m.Keyword:
+def parse_subkeyword(ctx: _Ctx, val: Any, path: str) -> m.Keyword:
     gates: tuple = ()
-    if isinstance(v, str):
-        name, arg = v, True
+    if isinstance(val, str):
+        name, arg = val, True
     else:
-        d = dict(_dict(ctx, v, path))
+        d = dict(_dict(ctx, val, path))
         gates = parse_gates(ctx, d.pop("while", None), f"{path}.while")
         if len(d) != 1:
             ctx.fail(path, "a keyword entry has one keyword (plus an optional while)")
         (name, arg), = d.items()
-    if name not in m.SUBKEYWORDS:
-        ctx.fail(path, f"unknown sub-keyword {name!r} (one of {', '.join(m.SUBKEYWORDS)})")
-    disp = m.SUBKEYWORDS[name][0]
+    t = voc.SUBKEYWORD_BY_KEY.get(name)
+    if t is None:
+        ctx.fail(path, f"unknown sub-keyword {name!r} (one of "
+                       f"{', '.join(t.key for t in voc.SUBKEYWORDS)})")
     p = f"{path}.{name}"
-    if name in ("pierce", "plunder", "infiltrate", "credit"):
-        return m.Keyword(disp, n=_int(ctx, arg, p, lo=1, hi=10), gates=gates)
-    if name == "breakthrough":                       # 10.2.3.4.3: no condition = all units
-        f = m.EMPTY_FILTER if arg is True else parse_filter(ctx, arg, p)
-        return m.Keyword(disp, filter=f, gates=gates)
-    if name == "guardian":                           # 10.2.6.3.4
+    kw = {"name": t.en, "term": t.key, "gates": gates}
+    if t.arg == "int":
+        return m.Keyword(n=_int(ctx, arg, p, lo=t.lo, hi=t.hi), **kw)
+    if t.arg == "filter?":                           # 10.2.3.4.3: no condition = all units
+        return m.Keyword(filter=m.EMPTY_FILTER if arg is True else parse_filter(ctx, arg, p),
+                         **kw)
+    if t.arg == "guardian":                          # 10.2.6.3.4
         g = _dict(ctx, arg, p)
-        if len(g) != 1 or next(iter(g)) not in ("barrier", "sacrifice", "offset"):
-            ctx.fail(p, "guardian needs exactly one condition: barrier, sacrifice or offset")
+        if len(g) != 1 or next(iter(g)) not in voc.PAYMENT_BY_KEY:
+            ctx.fail(p, f"{name} needs exactly one condition: "
+                        f"{', '.join(t.key for t in voc.GUARDIAN_PAYMENTS)}")
         (kind, garg), = g.items()
-        if kind == "offset":
-            return m.Keyword(disp, guardian="offset", filter=parse_filter(ctx, garg, f"{p}.offset"),
-                             gates=gates)
-        return m.Keyword(disp, guardian=kind, n=_int(ctx, garg, f"{p}.{kind}", lo=1, hi=5),
-                         gates=gates)
+        pay = voc.PAYMENT_BY_KEY[kind]
+        if pay.arg == "filter":
+            return m.Keyword(guardian=kind, filter=parse_filter(ctx, garg, f"{p}.{kind}"), **kw)
+        return m.Keyword(guardian=kind, n=_int(ctx, garg, f"{p}.{kind}", lo=pay.lo, hi=pay.hi),
+                         **kw)
     if arg is not True:
         ctx.fail(p, "this sub-keyword takes no value (write just its name)")
-    return m.Keyword(disp, gates=gates)
+    return m.Keyword(**kw)
 
 
 # -------------------------------------------------------------------- actions
 
-_TARGET_OPP_UNIT = m.Selector(who="opponent", zone="unit", mode="choose", n=1)
-_TARGET_SELF = m.Selector(ref="self", mode="all")
-# verb -> (allowed argument keys, default target, what a bare scalar means)
-VERBS: dict[str, tuple[set, m.Selector | None, str]] = {
-    "draw": ({"amount", "player"}, None, "amount"),
-    "discard": ({"amount", "player", "random", "up_to"}, None, "amount"),
-    "mill": ({"amount", "player"}, None, "amount"),
-    "damage": ({"amount", "player"}, None, "amount"),
-    "heal": ({"amount", "up_to"}, None, "amount"),
-    "level": ({"amount", "player"}, None, "amount"),
-    "size": ({"amount", "player", "until"}, None, "amount"),
-    "trash": ({"target"}, _TARGET_OPP_UNIT, "target"),
-    "return_to_hand": ({"target"}, _TARGET_OPP_UNIT, "target"),
-    "to_deck_bottom": ({"target"}, _TARGET_OPP_UNIT, "target"),
-    "salvage": ({"target"}, m.Selector(who="you", zone="trash", mode="choose", n=1), "target"),
-    "search": ({"filter", "amount", "up_to"}, None, "amount"),
-    "modify": ({"target", "power", "hit", "attacks", "until"}, _TARGET_SELF, "target"),
-    "grant": ({"target", "keyword", "until"}, _TARGET_SELF, "target"),
-    "prohibit": ({"target", "what", "until"}, _TARGET_OPP_UNIT, "target"),
-    "move": ({"target"}, _TARGET_SELF, "target"),
-}
 _ACTION_MODS = {"may", "if_done", "if", "text"}
 
 
 def parse_action(ctx: _Ctx, v: Any, path: str, continuous: bool = False,
                  default_until: str = m.UNTIL_TURN) -> m.Action:
     d = _dict(ctx, v, path)
-    verbs = [k for k in d if k in VERBS]
+    verbs = [k for k in d if k in voc.VERB_BY_KEY]
     if len(verbs) != 1:
-        unknown = [k for k in d if k not in VERBS and k not in _ACTION_MODS]
+        unknown = [k for k in d if k not in voc.VERB_BY_KEY and k not in _ACTION_MODS]
         if unknown:
-            ctx.fail(f"{path}.{unknown[0]}", f"unknown verb (one of {', '.join(VERBS)})")
+            ctx.fail(f"{path}.{unknown[0]}", f"unknown verb (one of {', '.join(voc.VERB_BY_KEY)})")
         ctx.fail(path, f"an action has exactly one verb, got {verbs or 'none'}")
     verb = verbs[0]
     _keys(ctx, d, _ACTION_MODS | {verb}, path)
-    allowed, default_target, scalar = VERBS[verb]
+    term = voc.VERB_BY_KEY[verb]
+    allowed, default_target, scalar = set(term.args), term.target, term.scalar
     p = f"{path}.{verb}"
     args = d[verb]
     if not isinstance(args, dict):
@@ -337,8 +322,9 @@ def parse_action(ctx: _Ctx, v: Any, path: str, continuous: bool = False,
         args = {"target": args}                    # `trash: {who: opponent, ...}`
     args = _dict(ctx, args, p)
     _keys(ctx, args, allowed, p)
-    if continuous and verb not in ("modify", "grant", "prohibit", "size"):
-        ctx.fail(p, "a continuous (passive) ability can only modify, grant, prohibit or change size")
+    if continuous and not term.passive:
+        ctx.fail(p, "a continuous (passive) ability can only "
+                    + " or ".join(t.key for t in voc.VERBS if t.passive))
     kw: dict[str, Any] = {"verb": verb, "until": m.UNTIL_LEAVES if continuous else default_until}
     if "target" in allowed:
         kw["target"] = parse_selector(ctx, args.get("target"), f"{p}.target", default_target)
@@ -358,15 +344,13 @@ def parse_action(ctx: _Ctx, v: Any, path: str, continuous: bool = False,
     for stat in ("power", "hit", "attacks"):
         if stat in args:
             kw[stat] = _int(ctx, args[stat], f"{p}.{stat}", lo=-20, hi=20)
-    if verb == "modify" and not any(k in args for k in ("power", "hit", "attacks")):
-        ctx.fail(p, "modify needs power, hit or attacks")
+    if term.needs and not any(k in args for k in term.needs):
+        ctx.fail(p, f"{verb} needs {' or '.join(term.needs)}")
     if "until" in args:
         if args["until"] not in m.DURATIONS:
             ctx.fail(f"{p}.until", f"expected one of {', '.join(m.DURATIONS)}")
         kw["until"] = args["until"]
-    if verb == "grant":
-        if "keyword" not in args:
-            ctx.fail(f"{p}.keyword", "missing required field")
+    if "keyword" in args:
         kw["keyword"] = parse_subkeyword(ctx, args["keyword"], f"{p}.keyword")
     if verb == "prohibit":
         what = args.get("what")
@@ -377,7 +361,7 @@ def parse_action(ctx: _Ctx, v: Any, path: str, continuous: bool = False,
         kw["up_to"] = _bool(ctx, args["up_to"], f"{p}.up_to")
     if "random" in args:
         kw["random"] = _bool(ctx, args["random"], f"{p}.random")
-    if verb == "search":
+    if "filter" in allowed:
         kw["filter"] = parse_filter(ctx, args.get("filter"), f"{p}.filter")
     if "may" in d:
         kw["optional"] = _bool(ctx, d["may"], f"{path}.may")
@@ -406,10 +390,11 @@ def parse_ability(ctx: _Ctx, v: Any, path: str, card_type: str) -> m.Ability:
     d = _dict(ctx, v, path)
     _keys(ctx, d, _ABILITY_KEYS, path, required=("when", "do"))
     when = d["when"]
-    if when not in m.TIMINGS:
-        ctx.fail(f"{path}.when", f"unknown timing {when!r} (one of {', '.join(m.TIMINGS)})")
-    if card_type == m.LEADER and when not in (m.PASSIVE, m.ACTIVE_MAIN, m.ACTIVE_ATTACK,
-                                              m.END_OF_TURN):
+    timing = voc.TIMING_BY_KEY.get(when) if isinstance(when, str) else None
+    if timing is None:
+        ctx.fail(f"{path}.when", f"unknown timing {when!r} (one of "
+                                 f"{', '.join(t.key for t in voc.TIMINGS)})")
+    if card_type == m.LEADER and not timing.leader:
         ctx.fail(f"{path}.when", f"a leader's effects are passive, active or end_of_turn, not {when}")
     if card_type == m.SKILL:
         ctx.fail(path, "a skill has one 'effect', not abilities")
@@ -420,7 +405,7 @@ def parse_ability(ctx: _Ctx, v: Any, path: str, card_type: str) -> m.Ability:
             ctx.fail(f"{path}.cost", "only activated (active_main / active_attack) effects have a cost")
         cost = parse_actions(ctx, d["cost"], f"{path}.cost")
         for i, a in enumerate(cost):
-            if a.verb not in ("discard", "trash", "damage", "return_to_hand", "to_deck_bottom"):
+            if not voc.VERB_BY_KEY[a.verb].cost:
                 ctx.fail(f"{path}.cost[{i}]", f"{a.verb} cannot be a cost")
     limit = 1
     if "limit" in d:
@@ -430,8 +415,7 @@ def parse_ability(ctx: _Ctx, v: Any, path: str, card_type: str) -> m.Ability:
     return m.Ability(
         when=when,
         # 10.1.5.2 / 10.1.6.2: Attacker and Defender effects last until the battle ends
-        actions=parse_actions(ctx, d["do"], f"{path}.do", continuous,
-                              m.UNTIL_BATTLE if when in (m.ATTACKER, m.DEFENDER) else m.UNTIL_TURN),
+        actions=parse_actions(ctx, d["do"], f"{path}.do", continuous, timing.until),
         gates=parse_gates(ctx, d.get("while"), f"{path}.while"),
         condition=parse_condition(ctx, d["if"], f"{path}.if") if "if" in d else None,
         optional=_bool(ctx, d["may"], f"{path}.may") if "may" in d else False,

@@ -16,9 +16,10 @@ from .config import RuleConfig
 from .errors import IllegalActionError, ScenarioError
 from .rng import seed_state
 from .state import Decision, Game
+from . import keywords  # registers the sub-keywords' handlers at the trigger points (hooks.py)
 
 __all__ = ["Decision", "Game", "IllegalActionError", "N_ACTIONS", "RuleConfig", "ScenarioError",
-           "actions", "new_game"]
+           "actions", "keywords", "new_game"]
 
 
 def blank_game(db: CardDB, defs: list, seed: int, config: RuleConfig | None) -> Game:

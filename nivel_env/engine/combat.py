@@ -12,9 +12,11 @@ from __future__ import annotations
 from ..cards import model as m
 from . import const as K
 from .effects import push_frame
-from .match import matches, unit_slot
-from .stats import ensure, has_keyword, keyword_value, keywords_named
-from .zones import move, queue, trash_from_field, trigger_timing
+from .hooks import (ATTACK_DECLARED, BATTLE_STEP, BATTLE_WON, CAN_DEFEND, DEFENSE_DECLARED,
+                    GUARDIAN, MUST_ATTACK)
+from .match import unit_slot
+from .stats import ensure, keywords_named
+from .zones import queue, trash_from_field, trigger_timing
 
 
 def can_attack(g, lane: int) -> bool:
@@ -34,13 +36,15 @@ def can_attack(g, lane: int) -> bool:
     return made < g.na[s]
 
 
-def berserker_blocks_end(g) -> bool:
-    """10.2.6.2.3: the attack phase cannot end while a Berserker can attack."""
+def must_attack(g) -> bool:
+    """Whether a unit's keyword forbids ending the attack phase now (Berserker, 10.2.6.2.3)."""
     p = g.tp
     for lane in range(3):
         s = p * 3 + lane
-        if g.unit[s] >= 0 and has_keyword(g, s, "Berserker") and can_attack(g, lane):
-            return True
+        if g.unit[s] >= 0:
+            for h in MUST_ATTACK.values():
+                if h(g, s):
+                    return True
     return False
 
 
@@ -51,9 +55,9 @@ def declare_attack(g, lane: int) -> None:
     ensure(g)
     g.attacked.append((iid, g.stamp[iid]))
     g.dirty = True                                                  # Chain counts (10.1.14)
-    bt = tuple(k.key for k in keywords_named(g, s, "Breakthrough"))          # 10.2.3.4
-    duel = has_keyword(g, s, "Duelist") and g.unit[(1 - p) * 3 + lane] >= 0  # 10.2.3.5.2
-    g.battle = [iid, lane, -1, K.BS_GUARD, bt, duel, g.stamp[iid], -1]
+    g.battle = [iid, lane, -1, K.BS_GUARD, (), False, g.stamp[iid], -1]
+    for h in ATTACK_DECLARED.values():                              # Breakthrough, Duelist
+        h(g, s, g.battle)
     g.log.append({"type": "attack", "player": p, "card": g.card(iid).id, "iid": iid, "lane": lane})
     g.stack.append((K.T_BATTLE,))
     trigger_timing(g, iid, m.ATTACKER)                              # 7.2.2
@@ -71,20 +75,14 @@ def can_defend(g, s: int) -> bool:
     ensure(g)
     if g.cant[s] & K.PROHIBIT_DEFEND:
         return False
-    for key in g.battle[K.B_BREAK]:                                 # 10.2.3.4.2-4
-        f = g.db.keywords[key].filter
-        if f.is_empty() or matches(g, iid, f):
+    for h in CAN_DEFEND.values():                                   # Breakthrough
+        if not h(g, iid):
             return False
     return True
 
 
 def _guardian_payable(g, s: int, k) -> bool:
-    p = s // 3
-    if k.guardian == "barrier":                                     # 10.2.6.3.4.1
-        return len(g.hand[p]) >= k.n
-    if k.guardian == "sacrifice":                                   # 10.2.6.3.4.2
-        return sum(1 for lane in range(3) if g.unit[p * 3 + lane] >= 0 and p * 3 + lane != s) >= k.n
-    return any(matches(g, it, k.filter) for it in g.items[s])       # 10.2.6.3.4.3
+    return GUARDIAN[k.guardian][0](g, s, k)                         # 10.2.6.3.4
 
 
 def guardian_options(g) -> list[int]:
@@ -98,7 +96,7 @@ def guardian_options(g) -> list[int]:
         if 0 <= lane < 3:
             s = q * 3 + lane
             if g.unit[s] >= 0 and can_defend(g, s) and \
-                    any(_guardian_payable(g, s, k) for k in keywords_named(g, s, "Guardian")):
+                    any(_guardian_payable(g, s, k) for k in keywords_named(g, s, "guardian")):
                 out.append(lane)
     return out
 
@@ -121,8 +119,8 @@ def declare_defense(g, iid: int, guardian: bool = False) -> None:
                   "card": g.card(iid).id, "iid": iid, "lane": g.where[iid] & 3})
     trigger_timing(g, iid, m.DEFENDER)                              # 7.3.2
     s = unit_slot(g, iid)
-    if has_keyword(g, s, "Finale"):                                 # 10.2.4.2.2
-        queue(g, K.AUTO, q, K.K_FINALE, iid)
+    for h in DEFENSE_DECLARED.values():                             # Finale
+        h(g, q, iid, s)
 
 
 def run_battle(g, t: tuple) -> None:
@@ -150,9 +148,9 @@ def run_battle(g, t: tuple) -> None:
         g.stack.append(t)
         if atk_here:
             ensure(g)
-            n = keyword_value(g, unit_slot(g, atk), "Infiltrate")   # 10.2.3.6.2
-            if n:
-                queue(g, K.AUTO, p, K.K_INFILTRATE, atk, n)
+            s = unit_slot(g, atk)
+            for h in BATTLE_STEP.values():                          # Infiltrate
+                h(g, p, atk, s)
     elif step == K.BS_RESOLVE:
         b[K.B_STEP] = K.BS_END
         g.stack.append(t)
@@ -186,12 +184,10 @@ def _battle_step(g, b, atk_here: bool) -> None:
     if pa >= pd:                                                    # 7.4.3
         g.log.append({"type": "battle", "result": "defender_trashed", "attacker_power": pa,
                       "defender_power": pd})
-        pierce, plunder = keyword_value(g, sa, "Pierce"), keyword_value(g, sa, "Plunder")
+        won = [w for w in (h(g, p, atk, sa) for h in BATTLE_WON.values()) if w is not None]
         trash_from_field(g, dfn, by_effect=False, by_battle=True, other=atk)
-        if pierce:                                                  # 10.2.3.2.2
-            queue(g, K.AUTO, p, K.K_PIERCE, atk, pierce)
-        if plunder:                                                 # 10.2.3.3.2
-            queue(g, K.AUTO, p, K.K_PLUNDER, atk, plunder)
+        for kind, n in won:                                         # Pierce, Plunder
+            queue(g, K.AUTO, p, kind, atk, n)
     else:
         g.log.append({"type": "battle", "result": "attacker_trashed", "attacker_power": pa,
                       "defender_power": pd})
@@ -203,18 +199,8 @@ def _battle_step(g, b, atk_here: bool) -> None:
 def start_guard(g, lane: int) -> None:
     q = 1 - g.tp
     s = q * 3 + lane
-    k = next(k for k in keywords_named(g, s, "Guardian") if _guardian_payable(g, s, k))
+    k = next(k for k in keywords_named(g, s, "guardian") if _guardian_payable(g, s, k))
     g.stack.append((K.T_GUARD, s, k.key, ()))
-
-
-def _guard_candidates(g, s: int, k) -> tuple[list, int, int]:
-    q = s // 3
-    if k.guardian == "barrier":
-        return list(g.hand[q]), k.n, K.P_BARRIER
-    if k.guardian == "sacrifice":
-        return [g.unit[q * 3 + l] for l in range(3) if g.unit[q * 3 + l] >= 0 and q * 3 + l != s], \
-            k.n, K.P_SACRIFICE
-    return [it for it in g.items[s] if matches(g, it, k.filter)], 1, K.P_OFFSET
 
 
 def run_guard(g, t: tuple) -> None:
@@ -223,7 +209,8 @@ def run_guard(g, t: tuple) -> None:
     k = g.db.keywords[key]
     q = s // 3
     guardian = g.unit[s]
-    cands, need, purpose = _guard_candidates(g, s, k)
+    _payable, candidates, pay = GUARDIAN[k.guardian]
+    cands, need, purpose = candidates(g, s, k)
     left = [c for c in cands if c not in picked]
     if len(picked) < need and left:
         if len(cands) <= need:
@@ -233,12 +220,7 @@ def run_guard(g, t: tuple) -> None:
             g.dec = (K.D_PICK, q, purpose, tuple(left), False, -1, guardian)
             return
     for iid in picked:
-        if k.guardian == "barrier":
-            move(g, iid, K.Z_TRASH)
-            g.log.append({"type": "discard", "player": q, "card": g.card(iid).id, "iid": iid,
-                          "reason": "barrier"})
-        else:
-            trash_from_field(g, iid, by_effect=True)
+        pay(g, q, iid)
     if guardian >= 0 and g.where[guardian] >> 2 == K.Z_UNIT:
         declare_defense(g, guardian, guardian=True)
 

@@ -16,9 +16,10 @@ from __future__ import annotations
 
 from ..cards import model as m
 from . import const as K
+from .hooks import PENDING
 from .match import condition
-from .verbs import VERBS
-from .zones import draw, move, trash_from_field
+from .verbs import HANDLERS
+from .zones import move
 
 # frame fields
 F_P, F_SELF, F_KEY, F_STEP, F_SUB, F_PICKED, F_DID = range(1, 8)
@@ -68,7 +69,8 @@ def run_frame(g, f: tuple) -> None:
             g.stack.append(f)
             g.dec = (K.D_YESNO, p, key, self_iid, step)
             return
-    choose, _possible, run = VERBS[a.verb]
+    h = HANDLERS[a.verb]
+    choose, run = h.choice, h.run
     if choose is not None and sub != SUB_PICKED:
         spec = choose(g, p, self_iid, a)
         if spec is not None:
@@ -159,39 +161,14 @@ def resolve_entry(g, e: tuple) -> None:
         push_frame(g, p, iid, ab)
         return
     label = K.KIND_NAMES[kind]
-    if kind in (K.K_PIERCE, K.K_PLUNDER, K.K_INFILTRATE, K.K_FINALE) and moved:
+    pending = PENDING[kind]                        # a sub-keyword's effect (keywords.py)
+    if pending.fizzles and moved:
         g.log.append({"type": "fizzle", "player": p, "card": g.card(iid).id, "keyword": label,
                       "reason": "left its zone (8.1.3.2.1)"})
         return
     g.log.append({"type": "keyword", "player": p, "card": g.card(iid).id, "keyword": label,
-                  "value": arg if kind in (K.K_PIERCE, K.K_PLUNDER, K.K_INFILTRATE,
-                                           K.K_CREDIT_DRAW, K.K_CREDIT_DISCARD) else None})
-    if kind == K.K_PIERCE:                         # 10.2.3.2.2
-        g.stack.append((K.T_DAMAGE, 1 - p, arg))
-    elif kind in (K.K_PLUNDER, K.K_CREDIT_DRAW):   # 10.2.3.3.2, 10.2.6.4.3
-        draw(g, p, arg)
-    elif kind == K.K_INFILTRATE:                   # 10.2.3.6.2
-        b = g.battle
-        if b is None or b[K.B_DEF] < 0 or g.where[b[K.B_DEF]] >> 2 != K.Z_UNIT:
-            draw(g, p, arg)
-    elif kind == K.K_FINALE:                       # 10.2.4.2.2
-        if g.battle is not None:
-            g.battle[K.B_STEP] = K.BS_END
-        trash_from_field(g, iid, by_effect=True)
-    elif kind == K.K_MUTUAL:                       # 10.2.5.2.3-4
-        other = arg
-        if g.stamp[other] == arg2 and g.where[other] >> 2 == K.Z_UNIT and \
-                g.card(iid).cost >= g.card(other).cost:
-            trash_from_field(g, other, by_effect=True)
-    elif kind == K.K_RETURN:                       # 10.2.5.3.3
-        g.delayed.append((iid, g.stamp[iid]))
-    elif kind == K.K_RETURN_HAND:                  # 10.2.5.3.3-4
-        if g.stamp[iid] == stamp and g.where[iid] >> 2 == K.Z_TRASH:
-            move(g, iid, K.Z_HAND)
-            g.log.append({"type": "return_to_hand", "card": g.card(iid).id, "iid": iid,
-                          "player": p})
-    elif kind == K.K_CREDIT_DISCARD:               # 10.2.6.4.4
-        g.stack.append((K.T_DISCARD, p, arg, K.P_CREDIT))
+                  "value": arg if pending.shows_value else None})
+    pending.resolve(g, p, iid, stamp, arg, arg2)
 
 
 # ------------------------------------------------------------ chosen discards

@@ -11,6 +11,7 @@ from ..cards import model as m
 from . import combat, const as K, effects
 from .match import gates_ok, matches
 from .rng import next_u64, shuffle
+from .leader import change_level
 from .stats import ensure
 from .zones import draw, queue, trash_from_field, trigger_timing
 
@@ -72,21 +73,6 @@ def start_turn(g) -> None:
     if not (g.turn == 1 and p == g.first):                         # 6.3.1.1
         draw(g, p, 1)
     g.stack.append((K.T_MAIN_START,))
-
-
-def change_level(g, p: int, n: int) -> bool:
-    """Raise a leader level by n (at most 10, 4.6.3); Awakening on reaching it (10.2.6.1.2)."""
-    new = max(1, min(10, g.level[p] + n))
-    if new == g.level[p]:                                          # 6.2.1.1, 1.3.2.1
-        return False
-    g.level[p] = new
-    g.dirty = True
-    g.log.append({"type": "level", "player": p, "level": new})
-    leader = g.card(p * K.PER)
-    if leader.back is not None and not g.awake[p] and new >= leader.awakening:
-        g.awake[p] = True
-        g.log.append({"type": "awaken", "player": p, "card": leader.id, "face": leader.back.name})
-    return True
 
 
 def main_start(g) -> None:

@@ -129,7 +129,7 @@ def legal_actions(g) -> list[int]:
         for lane in range(3):
             if combat.can_attack(g, lane):
                 out.append(A.ATTACK + lane)
-        if not combat.berserker_blocks_end(g):
+        if not combat.must_attack(g):
             out.append(A.END_ATTACK)
     elif kind == K.D_PICK:
         out.extend(range(A.PICK, A.PICK + min(len(d[3]), A.PICK_SLOTS)))

@@ -7,52 +7,8 @@ same selector means the same thing in every verb.
 from __future__ import annotations
 
 from ..cards import model as m
+from ..cards.filters import card_matches_static, printed_part, state_part
 from . import const as K
-
-
-def _printed_part(card: m.Card, f: m.Filter) -> bool:
-    """The tests that only read printed information."""
-    if f.types and card.type not in f.types:
-        return False
-    if f.attributes and card.attribute not in f.attributes:
-        return False
-    if f.affiliations and not any(a in card.affiliations for a in f.affiliations):
-        return False
-    if f.cost_min is not None and card.cost < f.cost_min:
-        return False
-    if f.cost_max is not None and card.cost > f.cost_max:
-        return False
-    if f.has_trigger is not None and card.has_trigger != f.has_trigger:
-        return False
-    if f.ids and card.id not in f.ids:
-        return False
-    return True
-
-
-def _state_part(f: m.Filter, is_unit: bool, pw: int, ht: int, names, has_item: bool) -> bool:
-    """The tests of values that effects change (power, hit, keywords, items)."""
-    if (f.power_min is not None or f.power_max is not None or f.hit_min is not None
-            or f.hit_max is not None) and not is_unit:
-        return False
-    if f.power_min is not None and pw < f.power_min:
-        return False
-    if f.power_max is not None and pw > f.power_max:
-        return False
-    if f.hit_min is not None and ht < f.hit_min:
-        return False
-    if f.hit_max is not None and ht > f.hit_max:
-        return False
-    if f.keyword is not None and f.keyword not in names:
-        return False
-    if f.has_item is not None and has_item != f.has_item:
-        return False
-    return True
-
-
-def card_matches_static(card: m.Card, f: m.Filter) -> bool:
-    """Filter test on printed values only (deck building, cards outside play)."""
-    return _printed_part(card, f) and _state_part(
-        f, card.type == m.UNIT, card.power, card.hit, card.keywords, False)
 
 
 def matches(g, iid: int, f: m.Filter) -> bool:
@@ -63,13 +19,13 @@ def matches(g, iid: int, f: m.Filter) -> bool:
     w = g.where[iid]
     if w >> 2 != K.Z_UNIT:
         return card_matches_static(card, f)
-    if not _printed_part(card, f):
+    if not printed_part(card, f):
         return False
     slot = (iid // K.PER) * 3 + (w & 3)
     names = card.keywords
     if f.keyword is not None and f.keyword not in names:
         names = names | {k.name for k in g.kws[slot]}
-    return _state_part(f, True, g.pw[slot], g.ht[slot], names, bool(g.items[slot]))
+    return state_part(f, True, g.pw[slot], g.ht[slot], names, bool(g.items[slot]))
 
 
 def unit_slot(g, iid: int) -> int:
@@ -175,46 +131,61 @@ def field_attributes(g, p: int) -> set:
     return attrs
 
 
+def _armed(g, p, self_iid, c):                          # 10.1.8.2 / 10.1.8.3
+    s = unit_slot(g, self_iid)
+    if s < 0:
+        return False
+    if not c.text:
+        return bool(g.items[s])
+    return any(c.text in g.card(i).affiliations for i in g.items[s])
+
+
+def _frontline(g, p, self_iid, c):                      # 10.1.9.2
+    return g.unit[p * 3] >= 0 and g.unit[p * 3 + 1] >= 0 and g.unit[p * 3 + 2] >= 0
+
+
+def _level_at_least(g, p, self_iid, c):                 # 10.1.10.2 (Level Link)
+    return g.level[p] >= c.n
+
+
+def _mix(g, p, self_iid, c):                            # 10.1.12.2
+    return len(field_attributes(g, p)) >= 2
+
+
+def _chain(g, p, self_iid, c):                          # 10.1.14.2
+    return g.tp == p and len(g.attacked) >= c.n
+
+
+def _buff(g, p, self_iid, c):                           # 10.1.15.2
+    return len(g.skill[p]) >= c.n
+
+
+#: condition (and gate) key -> test(g, p, self_iid, condition); the keys are the
+#: vocabulary's (``cards/vocab.py``), and a test checks every one has a test here
+CONDITIONS = {
+    "armed": _armed,
+    "frontline": _frontline,
+    "level_link": _level_at_least,
+    "mix": _mix,
+    "chain": _chain,
+    "buff": _buff,
+    "level_at_least": _level_at_least,
+    "opponent_level_at_least": lambda g, p, s, c: g.level[1 - p] >= c.n,
+    "damage_at_least": lambda g, p, s, c: len(g.damage[p]) >= c.n,
+    "opponent_damage_at_least": lambda g, p, s, c: len(g.damage[1 - p]) >= c.n,
+    "hand_at_least": lambda g, p, s, c: len(g.hand[p]) >= c.n,
+    "hand_at_most": lambda g, p, s, c: len(g.hand[p]) <= c.n,
+    "count_at_least": lambda g, p, s, c: len(select(g, p, s, c.selector)) >= c.n,
+    "count_at_most": lambda g, p, s, c: len(select(g, p, s, c.selector)) <= c.n,
+}
+
+
 def condition(g, p: int, self_iid: int, c: m.Condition) -> bool:
-    k = c.kind
-    if k == "armed":                                    # 10.1.8.2 / 10.1.8.3
-        s = unit_slot(g, self_iid)
-        if s < 0:
-            return False
-        if not c.text:
-            return bool(g.items[s])
-        return any(c.text in g.card(i).affiliations for i in g.items[s])
-    if k == "frontline":                                # 10.1.9.2
-        return g.unit[p * 3] >= 0 and g.unit[p * 3 + 1] >= 0 and g.unit[p * 3 + 2] >= 0
-    if k == "level_link":                               # 10.1.10.2
-        return g.level[p] >= c.n
-    if k == "mix":                                      # 10.1.12.2
-        return len(field_attributes(g, p)) >= 2
-    if k == "chain":                                    # 10.1.14.2
-        return g.tp == p and len(g.attacked) >= c.n
-    if k == "buff":                                     # 10.1.15.2
-        return len(g.skill[p]) >= c.n
-    if k == "level_at_least":
-        return g.level[p] >= c.n
-    if k == "opponent_level_at_least":
-        return g.level[1 - p] >= c.n
-    if k == "damage_at_least":
-        return len(g.damage[p]) >= c.n
-    if k == "opponent_damage_at_least":
-        return len(g.damage[1 - p]) >= c.n
-    if k == "hand_at_least":
-        return len(g.hand[p]) >= c.n
-    if k == "hand_at_most":
-        return len(g.hand[p]) <= c.n
-    if k == "count_at_least":
-        return len(select(g, p, self_iid, c.selector)) >= c.n
-    if k == "count_at_most":
-        return len(select(g, p, self_iid, c.selector)) <= c.n
-    raise ValueError(f"unknown condition {k!r}")
+    return CONDITIONS[c.kind](g, p, self_iid, c)
 
 
 def gates_ok(g, p: int, self_iid: int, gates: tuple) -> bool:
     for c in gates:
-        if not condition(g, p, self_iid, c):
+        if not CONDITIONS[c.kind](g, p, self_iid, c):
             return False
     return True

@@ -13,6 +13,9 @@ from ..cards.db import CardDB, load_card_db
 from . import const as K
 from .config import RuleConfig
 from .errors import IllegalActionError
+from .flow import finish
+from .legal import apply_action, legal_actions
+from .render import action_name, decision_context, render
 
 _LIST_FIELDS = ("deck", "hand", "trash", "damage", "skill", "items", "known")
 
@@ -44,16 +47,13 @@ class Game:
 
     def legal_actions(self) -> list[int]:
         if self._legal is None:
-            from .legal import legal_actions
             self._legal = legal_actions(self)
         return self._legal
 
     def apply_action(self, action: int) -> None:
-        from .legal import apply_action
         if self.result is not None:
             raise IllegalActionError(f"action {action}: the game is over")
         if action not in self.legal_actions():
-            from .render import action_name
             raise IllegalActionError(
                 f"action {action} ({action_name(self, action)}) is not legal now; "
                 f"{K.DECISION_NAMES[self.dec[0]]} decision for player {self.dec[1]}, "
@@ -69,7 +69,6 @@ class Game:
 
     def surrender(self, player: int) -> None:
         """1.2.4: ``player`` loses at once."""
-        from .flow import finish
         if self.result is None:
             self.log.append({"type": "surrender", "player": player})
             self.lost[player] = True
@@ -106,7 +105,6 @@ class Game:
     def decision(self) -> Decision | None:
         if self.result is not None:
             return None
-        from .render import decision_context
         return Decision(K.DECISION_NAMES[self.dec[0]], self.dec[1], decision_context(self))
 
     @property
@@ -114,11 +112,9 @@ class Game:
         return self.log
 
     def action_name(self, action: int) -> str:
-        from .render import action_name
         return action_name(self, action)
 
     def render(self, perspective: int | None = None) -> str:
-        from .render import render
         return render(self, perspective)
 
     # ----------------------------------------------------------- card helpers

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from ..cards import model as m
 from . import const as K
-from .match import gates_ok, condition, select, unit_slot
+from .hooks import PASSIVE
+from .match import condition, gates_ok, unit_slot
 
 
 def refresh(g) -> None:
@@ -54,22 +55,7 @@ def refresh(g) -> None:
         for act in a.actions:
             if act.condition is not None and not condition(g, p, self_iid, act.condition):
                 continue
-            if act.verb == "size":
-                q = p if act.player == "you" else 1 - p
-                size[q] += act.size
-                continue
-            for t in select(g, p, self_iid, act.target):
-                s = unit_slot(g, t)
-                if s < 0:
-                    continue
-                if act.verb == "modify":
-                    pw[s] += act.power
-                    ht[s] += act.hit
-                    na[s] += act.attacks
-                elif act.verb == "grant":
-                    kws[s] = kws[s] + (act.keyword,)
-                elif act.verb == "prohibit":
-                    cant[s] |= K.PROHIBIT_ATTACK if act.prohibit == "attack" else K.PROHIBIT_DEFEND
+            PASSIVE[act.verb](g, p, self_iid, act, pw, ht, na, kws, cant, size)
     for s in range(6):
         if pw[s] < 0:
             pw[s] = 0
@@ -108,21 +94,22 @@ def ensure(g) -> None:
         refresh(g)
 
 
-def keyword_value(g, slot: int, name: str) -> int:
-    """Highest value of a sub-keyword on a unit (10.2.3.2.3, 10.2.3.3.3, 10.2.3.6.3)."""
+def keyword_value(g, slot: int, term: str) -> int:
+    """Highest value of a sub-keyword (its vocabulary key) on a unit (10.2.3.2.3,
+    10.2.3.3.3, 10.2.3.6.3)."""
     best = 0
     for k in g.kws[slot]:
-        if k.name == name and k.n > best:
+        if k.term == term and k.n > best:
             best = k.n
     return best
 
 
-def has_keyword(g, slot: int, name: str) -> bool:
+def has_keyword(g, slot: int, term: str) -> bool:
     for k in g.kws[slot]:
-        if k.name == name:
+        if k.term == term:
             return True
     return False
 
 
-def keywords_named(g, slot: int, name: str) -> list:
-    return [k for k in g.kws[slot] if k.name == name]
+def keywords_named(g, slot: int, term: str) -> list:
+    return [k for k in g.kws[slot] if k.term == term]

@@ -1,6 +1,7 @@
-"""Effect verbs: small stateless handlers in a registry.
+"""Effect verbs: small stateless handlers in a registry, ``HANDLERS``, keyed by the verb's
+vocabulary key (``cards/vocab.py``).
 
-Each verb has up to three functions:
+Each verb has up to five functions (``Verb``):
 
 * ``choice(g, p, self_iid, action)`` -> ``(chooser, candidates, minimum, maximum, purpose)``
   when carrying the action out needs a player's choice (8.3.3), else ``None``;
@@ -8,15 +9,21 @@ Each verb has up to three functions:
   (8.1.3.1.2: an activated effect none of whose actions can be carried out
   cannot be activated);
 * ``run(g, p, self_iid, action, picked)`` -> whether it did anything (for "if you
-  did", 8.3.2).
+  did", 8.3.2);
+* ``payable`` for the verbs that may be a cost: whether it can be paid in full;
+* ``passive`` for the verbs a passive ability may hold: its change to the derived values.
 
 Effects "must" do as much as they can (1.3.2, 8.1.2.1); a count of 0 or less
 does nothing (1.3.3).
 """
 from __future__ import annotations
 
+from typing import Callable, NamedTuple, Optional
+
 from . import const as K
-from .match import select, value, matches
+from .hooks import PASSIVE
+from .leader import change_level
+from .match import condition, matches, select, unit_slot, value
 from .rng import shuffle
 from .zones import draw, leave_field, move, trash_from_field
 
@@ -142,7 +149,6 @@ def run_heal(g, p, self_iid, a, picked):
 
 
 def run_level(g, p, self_iid, a, picked):
-    from .flow import change_level
     n = value(g, p, self_iid, a.amount)
     done = False
     for q in _players(g, p, a.player):
@@ -308,43 +314,107 @@ def _hand_nonempty(g, p, self_iid, a):
     return bool(g.hand[_players(g, p, a.player)[0]])
 
 
-# verb -> (choice, possible, run)
-VERBS = {
-    "draw": (None, _always, run_draw),
-    "discard": (choice_discard, _hand_nonempty, run_discard),
-    "mill": (None, lambda g, p, s, a: any(g.deck[q] for q in _players(g, p, a.player)), run_mill),
-    "damage": (None, _always, run_damage),
-    "heal": (choice_heal, lambda g, p, s, a: bool(g.damage[p]), run_heal),
-    "level": (None, lambda g, p, s, a: any(g.level[q] < 10 for q in _players(g, p, a.player)),
-              run_level),
-    "size": (None, _always, run_size),
-    "trash": (_target_choice, _has_targets, run_trash),
-    "return_to_hand": (_target_choice, _has_targets, _to_zone(K.Z_HAND, False, "return_to_hand")),
-    "to_deck_bottom": (_target_choice, _has_targets, _to_zone(K.Z_DECK, True, "to_deck_bottom")),
-    "salvage": (_target_choice, _has_targets, _to_zone(K.Z_HAND, False, "salvage")),
-    "search": (choice_search, possible_search, run_search),
-    "modify": (_target_choice, _has_targets, run_modify),
-    "grant": (_target_choice, _has_targets, run_grant),
-    "prohibit": (_target_choice, _has_targets, run_prohibit),
-    "move": (choice_move, possible_move, run_move),
+# -------------------------------------------------- in a passive ability (8.1.3.3)
+# ``passive(g, p, self_iid, act, pw, ht, na, kws, cant, size)`` adds the action's change
+# to the derived values ``stats.refresh`` is computing (per unit slot, and size per player).
+
+def _units(g, p, self_iid, act):
+    for t in select(g, p, self_iid, act.target):
+        s = unit_slot(g, t)
+        if s >= 0:
+            yield s
+
+
+def passive_modify(g, p, self_iid, act, pw, ht, na, kws, cant, size):
+    for s in _units(g, p, self_iid, act):
+        pw[s] += act.power
+        ht[s] += act.hit
+        na[s] += act.attacks
+
+
+def passive_grant(g, p, self_iid, act, pw, ht, na, kws, cant, size):
+    for s in _units(g, p, self_iid, act):
+        kws[s] = kws[s] + (act.keyword,)
+
+
+def passive_prohibit(g, p, self_iid, act, pw, ht, na, kws, cant, size):
+    bit = K.PROHIBIT_ATTACK if act.prohibit == "attack" else K.PROHIBIT_DEFEND
+    for s in _units(g, p, self_iid, act):
+        cant[s] |= bit
+
+
+def passive_size(g, p, self_iid, act, pw, ht, na, kws, cant, size):
+    size[p if act.player == "you" else 1 - p] += act.size
+
+
+# ------------------------------------------------------------- as a cost
+# A cost must be paid in full, unlike an effect (which does what it can).
+
+def payable_discard(g, p, self_iid, a):
+    return len(g.hand[p]) >= value(g, p, self_iid, a.amount)
+
+
+def payable_damage(g, p, self_iid, a):
+    return len(g.deck[p]) >= value(g, p, self_iid, a.amount)
+
+
+def payable_target(g, p, self_iid, a):
+    sel = a.target
+    n = 1 if sel.ref is not None else max(1, sel.n)
+    return len(select(g, p, self_iid, sel)) >= n
+
+
+class Verb(NamedTuple):
+    """What the engine does for one verb of the vocabulary (``cards/vocab.py``)."""
+    choice: Optional[Callable]        # the player's choice it needs, else None
+    possible: Callable                # can any of it be carried out (8.1.3.1.2)
+    run: Callable                     # carry it out; whether it did anything (8.3.2)
+    payable: Optional[Callable] = None  # as a cost: can it be paid in full
+    passive: Optional[Callable] = None  # in a passive ability: apply to derived values
+
+
+def _mill_possible(g, p, s, a):
+    return any(g.deck[q] for q in _players(g, p, a.player))
+
+
+def _heal_possible(g, p, s, a):
+    return bool(g.damage[p])
+
+
+def _level_possible(g, p, s, a):
+    return any(g.level[q] < 10 for q in _players(g, p, a.player))
+
+
+#: verb key -> its handlers (a test checks every vocabulary verb has them)
+HANDLERS = {
+    "draw": Verb(None, _always, run_draw),
+    "discard": Verb(choice_discard, _hand_nonempty, run_discard, payable=payable_discard),
+    "mill": Verb(None, _mill_possible, run_mill),
+    "damage": Verb(None, _always, run_damage, payable=payable_damage),
+    "heal": Verb(choice_heal, _heal_possible, run_heal),
+    "level": Verb(None, _level_possible, run_level),
+    "size": Verb(None, _always, run_size, passive=passive_size),
+    "trash": Verb(_target_choice, _has_targets, run_trash, payable=payable_target),
+    "return_to_hand": Verb(_target_choice, _has_targets,
+                           _to_zone(K.Z_HAND, False, "return_to_hand"), payable=payable_target),
+    "to_deck_bottom": Verb(_target_choice, _has_targets,
+                           _to_zone(K.Z_DECK, True, "to_deck_bottom"), payable=payable_target),
+    "salvage": Verb(_target_choice, _has_targets, _to_zone(K.Z_HAND, False, "salvage")),
+    "search": Verb(choice_search, possible_search, run_search),
+    "modify": Verb(_target_choice, _has_targets, run_modify, passive=passive_modify),
+    "grant": Verb(_target_choice, _has_targets, run_grant, passive=passive_grant),
+    "prohibit": Verb(_target_choice, _has_targets, run_prohibit, passive=passive_prohibit),
+    "move": Verb(choice_move, possible_move, run_move),
 }
+PASSIVE.update({k: h.passive for k, h in HANDLERS.items() if h.passive is not None})
 
 
 def possible(g, p, self_iid, a) -> bool:
-    from .match import condition
     if a.condition is not None and not condition(g, p, self_iid, a.condition):
         return False
-    return VERBS[a.verb][1](g, p, self_iid, a)
+    return HANDLERS[a.verb].possible(g, p, self_iid, a)
 
 
 def cost_payable(g, p, self_iid, a) -> bool:
     """A cost must be paid in full, unlike an effect (which does what it can)."""
-    if a.verb == "discard":
-        return len(g.hand[p]) >= value(g, p, self_iid, a.amount)
-    if a.verb == "damage":
-        return len(g.deck[p]) >= value(g, p, self_iid, a.amount)
-    sel = a.target
-    if sel is None:
-        return True
-    n = 1 if sel.ref is not None else max(1, sel.n)
-    return len(select(g, p, self_iid, sel)) >= n
+    return HANDLERS[a.verb].payable(g, p, self_iid, a)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ..cards import model as m
 from . import const as K
+from .hooks import LEFT_FIELD, UNIT_PLACED
 from .match import gates_ok
 from .stats import ensure
 
@@ -106,15 +107,17 @@ def trigger_timing(g, iid: int, timing: str) -> None:
 
 
 def place_unit(g, iid: int, lane: int) -> None:
-    """A unit card enters a unit zone (3.5.3): Entry (10.1.2.2) and Credit (10.2.6.4.3)."""
+    """A unit card enters a unit zone (3.5.3): Entry (10.1.2.2), then its printed
+    sub-keywords' handlers (Credit, 10.2.6.4.3)."""
     move(g, iid, K.Z_UNIT, lane)
     g.log.append({"type": "place", "card": g.card(iid).id, "iid": iid, "player": iid // K.PER,
                   "lane": lane})
     trigger_timing(g, iid, m.ENTRY)
     p = iid // K.PER
     for k in g.card(iid).subkeywords:
-        if k.name == "Credit" and (not k.gates or gates_ok(g, p, iid, k.gates)):
-            queue(g, K.CONT, p, K.K_CREDIT_DRAW, iid, k.n)
+        h = UNIT_PLACED.get(k.term)
+        if h is not None:
+            h(g, p, iid, k)
 
 
 def trash_from_field(g, iid: int, by_effect: bool, by_battle: bool = False,
@@ -122,8 +125,8 @@ def trash_from_field(g, iid: int, by_effect: bool, by_battle: bool = False,
     """Trash a unit, item or skill from the field.
 
     A unit's items go first, not by effect (3.5.6.1).  A unit trashed by battle
-    or effect fires Exit (10.1.7.2; not for an upgrade, 10.1.7.2.2) and its
-    Exit sub-keywords; Credit discards on any trash from the field (10.2.6.4.4).
+    or effect fires Exit (10.1.7.2; not for an upgrade, 10.1.7.2.2); then each keyword it
+    had is asked what leaving does (Return, Mutual Destruction, Credit: ``keywords.py``).
     """
     w = g.where[iid]
     z = w >> 2
@@ -147,12 +150,9 @@ def trash_from_field(g, iid: int, by_effect: bool, by_battle: bool = False,
         for a in exits:                                  # 10.1.7.2.1: resolves from the trash
             queue(g, K.AUTO, p, K.K_ABILITY, iid, a.key)
         for k in subs:
-            if k.name == "Return" and (by_battle or by_effect):         # 10.2.5.3.2
-                queue(g, K.AUTO, p, K.K_RETURN, iid)
-            elif k.name == "Mutual Destruction" and by_battle and other >= 0:   # 10.2.5.2.2
-                queue(g, K.AUTO, p, K.K_MUTUAL, iid, other, g.stamp[other])
-            elif k.name == "Credit":                                      # 10.2.6.4.4
-                queue(g, K.CONT, p, K.K_CREDIT_DISCARD, iid, k.n)
+            h = LEFT_FIELD.get(k.term)
+            if h is not None:
+                h(g, p, iid, k, by_battle, by_effect, other)
     elif z in (K.Z_ITEM, K.Z_SKILL):
         move(g, iid, K.Z_TRASH)
         g.log.append({"type": "trash", "card": g.card(iid).id, "iid": iid, "player": p,

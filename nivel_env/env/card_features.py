@@ -5,7 +5,7 @@ Every row here is computed from the printed data (type, cost, power, hit,
 attribute, affiliations, keywords and their values, what the abilities do), so
 a new card in a user's pool gets a meaningful row with no retraining of the
 layout.  The layout depends on neither the pool nor the game: affiliations are
-hashed into fixed buckets and ability verbs come from the engine's vocabulary.
+hashed into fixed buckets and ability verbs come from the card vocabulary (``cards/vocab.py``).
 
 Rows are built once per card pool (cached on the CardDB object) into one
 ``float32`` matrix; the encoder gathers rows from it with a single ``np.take``.
@@ -20,14 +20,15 @@ import zlib
 
 import numpy as np
 
-from ..cards import model as m
+from ..cards import model as m, vocab
 from ..cards.text import keyword_set
-from ..engine.verbs import VERBS
 
-KEYWORDS = tuple(m.KEYWORD_NAMES_KO)                  # the 29 keywords of section 10
-VERB_NAMES = tuple(VERBS)                             # the engine's effect vocabulary
-KEYWORD_VALUES = ("Pierce", "Plunder", "Infiltrate", "Credit", "Guardian")
-GATE_VALUES = ("level_link", "chain", "buff")
+KEYWORDS = vocab.KEYWORD_NAMES                        # the 29 keywords of section 10
+VERB_NAMES = tuple(t.key for t in vocab.VERBS)        # the card language's verbs
+#: values in play (Pierce 2), then payments (Guardian: cards to pay)
+KEYWORD_VALUES = tuple(t.en for t in vocab.SUBKEYWORDS if t.value == "n") + \
+    tuple(t.en for t in vocab.SUBKEYWORDS if t.value == "cost")
+GATE_VALUES = tuple(t.key for t in vocab.GATES if t.arg == "int")
 AFFILIATION_BUCKETS = 32
 
 #: (name, width, meaning) in row order.  docs/observation.md prints this table.

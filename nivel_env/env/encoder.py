@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..cards import vocab
 from ..engine import actions as A, const as K
 from ..engine.stats import ensure
 from . import card_features as cf
@@ -35,9 +36,8 @@ HAND_ROWS = 12        # hand slots shown (PLAY ids cover 40; a hand rarely passe
 CANDIDATE_ROWS = 16   # candidates of a pick shown (PICK ids cover 128)
 KNOWN_ROWS = 8        # cards known to be in the opponent's hand shown (the latest ones)
 ITEM_ROWS = 2         # items shown per unit (more are counted in the field block)
-SUBKEYWORDS = ("Pierce", "Plunder", "Breakthrough", "Duelist", "Infiltrate", "Finale",
-               "Mutual Destruction", "Return", "Berserker", "Guardian", "Credit")
-VALUE_KEYWORDS = ("Pierce", "Plunder", "Infiltrate", "Credit")
+SUBKEYWORDS = tuple(t.en for t in vocab.SUBKEYWORDS)            # the vocabulary's order
+VALUE_KEYWORDS = tuple(t.en for t in vocab.SUBKEYWORDS if t.value == "n")
 N_VERBS = len(cf.VERB_NAMES)
 
 # card rows, in order

@@ -1,0 +1,413 @@
+"""The card language's vocabulary: one record per term.
+
+A *term* is a word card files, card text and the engine share: a timing (``entry``), a
+gate (``armed``), a sub-keyword (``pierce``), a Guardian payment (``barrier``), a card
+property with a keyword name (Trigger, Awakening), a condition (``hand_at_least``) or a
+verb (``draw``).  Its record holds everything that is not engine behaviour: the key card
+files use, the English and Korean names, the rule it comes from, what its argument is,
+how it is written in card text, whether it carries a value, whether it may be a cost or
+sit in a passive ability.  Schema parsing, card text, docs/cards.md, and the observation's
+keyword and verb columns are all read from ``TERMS``; the engine keys its handlers by the
+same keys (``nivel_env.engine.keywords``, ``match.CONDITIONS``, ``verbs.HANDLERS``) and a
+test checks that every term has one.
+
+Order matters: ``TERMS`` lists the section-10 keywords in rule order, which is the order
+of the observation's keyword columns, so a new term goes where its rule number puts it
+(and changes the observation layout version) or, for conditions and verbs, at the end.
+
+Adding a sub-keyword: a ``Term`` here, a hook in ``engine/keywords.py``, a test; the
+parser, the text, the docs and the observation follow.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Optional
+
+from . import model as m
+from .phrases import noun_phrase, render_filter, render_selector, render_value, subject
+
+# term kinds
+TIMING, GATE, SUBKEYWORD, GUARDIAN, CARD, CONDITION, VERB = (
+    "timing", "gate", "sub-keyword", "guardian payment", "card", "condition", "verb")
+
+
+@dataclass(frozen=True)
+class Term:
+    """One word of the card language (see the module docstring).
+
+    ``arg`` says what the card file writes after the key: ``""`` nothing (or ``true``),
+    ``"int"`` a whole number in ``lo..hi``, ``"filter"`` a card filter, ``"filter?"`` a
+    filter or nothing, ``"affiliation?"`` an affiliation or nothing, ``"guardian"`` one
+    Guardian payment, ``"count"`` a selector with ``at_least``/``at_most``; for a verb,
+    ``args`` are the argument names it takes.  ``value`` is ``"n"`` when the term carries
+    a number that matters in play (Pierce 2), ``"cost"`` when the number is a payment.
+    """
+    kind: str
+    key: str                          # as card files write it ("" for a card property)
+    en: str                           # English name (keywords as printed, bold in the game)
+    ko: str = ""                      # Korean name
+    rule: str = ""                    # the rule that defines it
+    what: str = ""                    # one line for docs/cards.md
+    arg: str = ""
+    lo: int = 0
+    hi: int = 99
+    value: str = ""
+    keyword: str = ""                 # timings: the section-10 keyword it is, if any
+    label: tuple = ()                 # timings: (English, Korean) text label when not en/ko
+    activates: str = ""               # sub-keyword: the keyword that is its condition (10.2.2)
+    render: Optional[Callable] = None  # card text (see each kind's renderer below)
+    # timings
+    automatic: bool = False           # an automatic effect (queued when it triggers)
+    until: str = m.UNTIL_TURN         # default duration of the modifiers it applies
+    leader: bool = False              # a leader may have it
+    # verbs
+    args: tuple = ()
+    target: Optional[m.Selector] = None   # default target
+    scalar: str = ""                  # what a bare value means (`draw: 2`, `trash: self`)
+    cost: bool = False                # may be an activation cost
+    passive: bool = False             # may be an action of a passive (continuous) ability
+    needs: tuple = ()                 # verbs: at least one of these arguments is required
+    args_text: str = ""               # verbs: the arguments as docs/cards.md shows them
+
+
+# ------------------------------------------------------------------ renderers
+
+def name_in(en: str, lang: str) -> str:
+    """A keyword's name in ``lang`` ("en" or "ko")."""
+    if lang != "ko":
+        return en
+    t = BY_NAME.get(en)
+    return t.ko if t is not None and t.ko else en
+
+
+def _bracketed(k: m.Keyword, lang: str) -> str:              # Pierce[2]
+    return f"{name_in(k.name, lang)}[{k.n}]"
+
+
+def _colon(k: m.Keyword, lang: str) -> str:                  # Credit: 1
+    return f"{name_in(k.name, lang)}: {k.n}"
+
+
+def _plain(k: m.Keyword, lang: str) -> str:
+    return name_in(k.name, lang)
+
+
+def _breakthrough(k: m.Keyword, lang: str) -> str:
+    f = render_filter(k.filter)
+    return f"{name_in(k.name, lang)}[{f}]" if f else name_in(k.name, lang)
+
+
+def _guardian(k: m.Keyword, lang: str) -> str:
+    pay = PAYMENT_BY_KEY[k.guardian]
+    arg = render_filter(k.filter) if pay.arg == "filter" else str(k.n)
+    return f"[{name_in(k.name, lang)}] {name_in(pay.en, lang)}[{arg}]"
+
+
+def _gate(c: m.Condition, lang: str) -> str:
+    t = GATE_BY_KEY[c.kind]
+    name = name_in(t.en, lang)
+    if t.arg == "int":
+        return f"[{name}: {c.n}]"
+    if t.arg == "affiliation?" and c.text:
+        return f"[{name}: {c.text}]"
+    return f"[{name}]"
+
+
+def _at_least(what: str):
+    return lambda c: f"your {what} is at least {c.n}"
+
+
+def _at_most(what: str):
+    return lambda c: f"your {what} is at most {c.n}"
+
+
+def _count(c: m.Condition) -> str:
+    what = render_selector(c.selector, obj=True).removeprefix("all ")
+    return f"there are {c.kind[6:].replace('_', ' ')} {c.n} of {what}"
+
+
+def _who(a: m.Action) -> str:
+    return {"you": "", "opponent": "your opponent ", "each": "each player "}[a.player]
+
+
+def _cards(amt: str) -> str:
+    return f"card{'s' if amt != '1' else ''}"
+
+
+def _draw(a, until):
+    who, amt = _who(a), render_value(a.amount)
+    return f"{who}draw{'s' if who else ''} {amt} {_cards(amt)}"
+
+
+def _discard(a, until):
+    who, amt = _who(a), render_value(a.amount)
+    return f"{who}discard{'s' if who else ''} {'up to ' if a.up_to else ''}{amt} " \
+           f"{_cards(amt)}" + (" at random" if a.random else "")
+
+
+def _mill(a, until):
+    who = _who(a)
+    return f"{who}put{'s' if who else ''} the top {render_value(a.amount)} card(s) of the " \
+           f"deck into the trash"
+
+
+def _damage(a, until):
+    to = {"opponent": "your opponent", "you": "you"}.get(a.player, "each player")
+    return f"deal {render_value(a.amount)} damage to {to}"
+
+
+def _heal(a, until):
+    return f"put {'up to ' if a.up_to else ''}{render_value(a.amount)} card(s) from your " \
+           f"damage zone into the trash"
+
+
+def _level(a, until):
+    return f"raise {'your' if a.player == 'you' else 'the opponent’s'} leader level by " \
+           f"{render_value(a.amount)}"
+
+
+def _size(a, until):
+    return f"{'your' if a.player == 'you' else 'the opponent’s'} size gets {a.size:+d}{until}"
+
+
+def _object(template: str):
+    return lambda a, until: template.format(render_selector(a.target, obj=True))
+
+
+def _search(a, until):
+    amt = render_value(a.amount)
+    it = "it" if amt == "1" else "them"
+    return f"search your deck for up to {amt} {noun_phrase(a.filter, 'card', amt != '1')}, " \
+           f"reveal {it}, put {it} into your hand and shuffle your deck"
+
+
+def _modify(a, until):
+    parts = [f"{val:+d} {stat}" for stat, val in (("power", a.power), ("hit", a.hit)) if val]
+    if a.attacks:
+        parts.append(f"{a.attacks:+d} attack{'s' if abs(a.attacks) != 1 else ''}")
+    return f"{subject(a.target, 'gets', 'get')} {', '.join(parts)}{until}"
+
+
+def _grant(a, until):
+    return f"{subject(a.target, 'gains', 'gain')} {render_keyword(a.keyword)}{until}"
+
+
+def _prohibit(a, until):
+    return f"{subject(a.target, 'cannot', 'cannot')} {a.prohibit}{until}"
+
+
+def render_keyword(k: m.Keyword, lang: str = "en") -> str:
+    t = SUBKEYWORD_BY_KEY[k.term]
+    s = t.render(k, lang)
+    if t.activates:                                  # 10.2.2: [Attacker] Pierce[1]
+        s = f"[{name_in(t.activates, lang)}] {s}"
+    return gates_text(k.gates, lang) + s
+
+
+def gates_text(gates: tuple, lang: str) -> str:
+    out = [GATE_BY_KEY[g.kind].render(g, lang) for g in gates]
+    return " ".join(out) + (" " if out else "")
+
+
+# -------------------------------------------------------------------- the terms
+
+_OPP_UNIT = m.Selector(who="opponent", zone="unit", mode="choose", n=1)
+_SELF = m.Selector(ref="self", mode="all")
+
+TERMS: tuple[Term, ...] = (
+    # section 10.1: the timing keywords, gates and card properties, in rule order
+    Term(TIMING, m.ENTRY, "Entry", "엔트리", "10.1.2", "automatic: placed in a unit zone",
+         keyword="Entry", automatic=True),
+    Term(TIMING, m.PASSIVE, "Passive", "패시브", "10.1.3",
+         "continuous: in the level zone or a unit zone", keyword="Passive", leader=True),
+    Term(TIMING, m.ACTIVE_MAIN, "Active", "액티브", "10.1.4",
+         "activated in the main phase, by the turn player", keyword="Active", leader=True,
+         label=("Active: Main", "액티브: 메인")),
+    Term(TIMING, m.ACTIVE_ATTACK, "Active", "액티브", "10.1.4",
+         "activated in the attack phase, by the turn player", keyword="Active", leader=True,
+         label=("Active: Attack", "액티브: 어택")),
+    Term(TIMING, m.ATTACKER, "Attacker", "어태커", "10.1.5",
+         "automatic: attack declared; modifiers last until battle end", keyword="Attacker",
+         automatic=True, until=m.UNTIL_BATTLE),
+    Term(TIMING, m.DEFENDER, "Defender", "디펜더", "10.1.6",
+         "automatic: defense declared; modifiers last until battle end", keyword="Defender",
+         automatic=True, until=m.UNTIL_BATTLE),
+    Term(TIMING, m.EXIT, "Exit", "엑시트", "10.1.7", "automatic: trashed by battle or effect "
+         "(not by upgrade); resolves from the trash", keyword="Exit", automatic=True),
+    Term(GATE, "armed", "Armed", "암드", "10.1.8", "the unit has an item (of an affiliation)",
+         arg="affiliation?", render=_gate),
+    Term(GATE, "frontline", "Frontline", "전선구축", "10.1.9",
+         "its controller has a unit in every lane", render=_gate),
+    Term(GATE, "level_link", "Level Link", "레벨링크", "10.1.10",
+         "its controller's leader level is at least N", arg="int", lo=1, hi=10, render=_gate),
+    Term(CARD, "", "Trigger", "트리거", "10.1.11",
+         "a card's `trigger` effect, used when it is revealed as damage"),
+    Term(GATE, "mix", "Mix", "믹스", "10.1.12",
+         "its controller's field shows two or more attributes", render=_gate),
+    Term(TIMING, m.ESCAPE, "Escape", "이스케이프", "10.1.13", "automatic: start of its "
+         "controller's main phase; the unit then goes to the bottom of its owner's deck "
+         "(added automatically)", keyword="Escape", automatic=True),
+    Term(GATE, "chain", "Chain", "체인", "10.1.14",
+         "on its controller's turn, after N attacks this turn", arg="int", lo=1, hi=10,
+         render=_gate),
+    Term(GATE, "buff", "Buff", "버프", "10.1.15",
+         "its controller has N or more cards in the skill zone", arg="int", lo=1, hi=10,
+         render=_gate),
+    # section 10.2: sub-keywords and the Guardian payments, in rule order
+    Term(SUBKEYWORD, "pierce", "Pierce", "관통", "10.2.3.2",
+         "after winning a battle as the attacker, N damage to the opponent", arg="int",
+         lo=1, hi=10, value="n", activates="Attacker", render=_bracketed),
+    Term(SUBKEYWORD, "plunder", "Plunder", "약탈", "10.2.3.3",
+         "after winning a battle as the attacker, draw N", arg="int", lo=1, hi=10,
+         value="n", activates="Attacker", render=_bracketed),
+    Term(SUBKEYWORD, "breakthrough", "Breakthrough", "돌파", "10.2.3.4",
+         "units matching the filter (all units without one) cannot defend against it",
+         arg="filter?", activates="Attacker", render=_breakthrough),
+    Term(SUBKEYWORD, "duelist", "Duelist", "듀얼리스트", "10.2.3.5",
+         "no Guardian against it; its encounter unit must defend", activates="Attacker",
+         render=_plain),
+    Term(SUBKEYWORD, "infiltrate", "Infiltrate", "침투", "10.2.3.6",
+         "at the battle step, draw N if no unit defends", arg="int", lo=1, hi=10, value="n",
+         activates="Attacker", render=_bracketed),
+    Term(SUBKEYWORD, "finale", "Finale", "종결", "10.2.4.2",
+         "when it defends, the battle ends and it is trashed", activates="Defender",
+         render=_plain),
+    Term(SUBKEYWORD, "mutual_destruction", "Mutual Destruction", "공멸", "10.2.5.2",
+         "trashed by battle: the unit it battled is trashed if its cost is not higher",
+         activates="Exit", render=_plain),
+    Term(SUBKEYWORD, "return", "Return", "귀환", "10.2.5.3",
+         "trashed by battle or effect: back to hand at the end of the turn",
+         activates="Exit", render=_plain),
+    Term(CARD, "", "Awakening", "각성", "10.2.6.1",
+         "a leader's `awakening` level and `back` face"),
+    Term(SUBKEYWORD, "berserker", "Berserker", "광전사", "10.2.6.2",
+         "the attack phase cannot end while it can attack", render=_plain),
+    Term(SUBKEYWORD, "guardian", "Guardian", "가디언", "10.2.6.3",
+         "may defend for an adjacent lane by paying its condition", arg="guardian",
+         value="cost", render=_guardian),
+    Term(GUARDIAN, "barrier", "Barrier", "방벽", "10.2.6.3.4.1",
+         "Guardian payment: discard N cards", arg="int", lo=1, hi=5),
+    Term(GUARDIAN, "sacrifice", "Sacrifice", "희생", "10.2.6.3.4.2",
+         "Guardian payment: trash N of your other units", arg="int", lo=1, hi=5),
+    Term(GUARDIAN, "offset", "Offset", "상쇄", "10.2.6.3.4.3",
+         "Guardian payment: trash one of its items matching the filter", arg="filter"),
+    Term(SUBKEYWORD, "credit", "Credit", "크레딧", "10.2.6.4",
+         "placed: draw N; trashed from the field: discard N", arg="int", lo=1, hi=10,
+         value="n", render=_colon),
+    # a timing that is not a keyword
+    Term(TIMING, m.END_OF_TURN, "End of turn", "턴 종료", "6.6.1.1",
+         "automatic: end phase of its controller's turn", automatic=True, leader=True),
+    # conditions (`if:`)
+    Term(CONDITION, "level_at_least", "level at least", rule="6.2", arg="int",
+         what="your leader level is at least N", render=_at_least("level")),
+    Term(CONDITION, "damage_at_least", "damage at least", rule="4.5", arg="int",
+         what="your damage zone holds at least N cards", render=_at_least("damage")),
+    Term(CONDITION, "opponent_damage_at_least", "opponent damage at least", rule="4.5",
+         arg="int", what="the opponent's damage zone holds at least N cards",
+         render=_at_least("opponent damage")),
+    Term(CONDITION, "hand_at_least", "hand at least", rule="3.8", arg="int",
+         what="you hold at least N cards", render=_at_least("hand")),
+    Term(CONDITION, "hand_at_most", "hand at most", rule="3.8", arg="int",
+         what="you hold at most N cards", render=_at_most("hand")),
+    Term(CONDITION, "opponent_level_at_least", "opponent level at least", rule="6.2",
+         arg="int", what="the opponent's leader level is at least N",
+         render=_at_least("opponent level")),
+    Term(CONDITION, "count_at_least", "count at least", rule="8.3.2", arg="count",
+         what="at least N cards match the selector", render=_count),
+    Term(CONDITION, "count_at_most", "count at most", rule="8.3.2", arg="count",
+         what="at most N cards match the selector", render=_count),
+    # verbs, in the order of the observation's verb columns
+    Term(VERB, "draw", "draw", rule="4.4", what="draw", args=("amount", "player"),
+         scalar="amount", render=_draw),
+    Term(VERB, "discard", "discard", rule="4.8", what="that player discards cards of their "
+         "choice", args=("amount", "player", "random", "up_to"), scalar="amount", cost=True,
+         render=_discard),
+    Term(VERB, "mill", "mill", rule="4.8", what="top cards of the deck to the trash",
+         args=("amount", "player"), scalar="amount", render=_mill),
+    Term(VERB, "damage", "damage", rule="4.5", what="damage processing",
+         args=("amount", "player"), scalar="amount", cost=True, render=_damage),
+    Term(VERB, "heal", "heal", rule="4.8", what="cards of your choice from your damage zone "
+         "to the trash", args=("amount", "up_to"), scalar="amount", render=_heal),
+    Term(VERB, "level", "level", rule="4.6", what="raise the leader level (Awakening checks)",
+         args=("amount", "player"), scalar="amount", render=_level),
+    Term(VERB, "size", "size", rule="4.7.3", what="change size; negative lowers it",
+         args=("amount", "player", "until"), scalar="amount", passive=True, render=_size,
+         args_text="`amount` (±, -20..20), `player`, `until`"),
+    Term(VERB, "trash", "trash", rule="4.8", what="trash by effect", args=("target",),
+         target=_OPP_UNIT, scalar="target", cost=True, render=_object("trash {}")),
+    Term(VERB, "return_to_hand", "return to hand", rule="3.5.6.1",
+         what="to the owner's hand (items on a unit are trashed)", args=("target",),
+         target=_OPP_UNIT, scalar="target", cost=True,
+         render=_object("return {} to its owner's hand")),
+    Term(VERB, "to_deck_bottom", "to deck bottom", rule="3.2",
+         what="to the bottom of the owner's deck", args=("target",), target=_OPP_UNIT,
+         scalar="target", cost=True,
+         render=_object("put {} on the bottom of its owner's deck")),
+    Term(VERB, "salvage", "salvage", rule="3.6", what="from the trash to hand",
+         args=("target",), target=m.Selector(who="you", zone="trash", mode="choose", n=1),
+         scalar="target", render=_object("put {} into your hand")),
+    Term(VERB, "search", "search", rule="3.2.4", what="up to `amount` matching cards from "
+         "your deck to hand, then shuffle", args=("filter", "amount", "up_to"),
+         scalar="amount", render=_search),
+    Term(VERB, "modify", "modify", rule="8.1.3.3.3", what="change numbers (`attacks`: extra "
+         "attack declarations, 7.2.1.2)", args=("target", "power", "hit", "attacks", "until"),
+         target=_SELF, scalar="target", passive=True, needs=("power", "hit", "attacks"),
+         render=_modify),
+    Term(VERB, "grant", "grant", rule="10.2.1", what="give a sub-keyword",
+         args=("target", "keyword", "until"), target=_SELF, scalar="target", passive=True,
+         needs=("keyword",), render=_grant),
+    Term(VERB, "prohibit", "prohibit", rule="1.3.4", what="forbid (prohibitions win)",
+         args=("target", "what", "until"), target=_OPP_UNIT, scalar="target", passive=True,
+         render=_prohibit),
+    Term(VERB, "move", "move", rule="3.5.3", what="move a unit to an empty unit zone of "
+         "its controller", args=("target",), target=_SELF, scalar="target",
+         render=_object("move {} to an empty lane of yours")),
+)
+
+
+def _of(kind: str) -> tuple:
+    return tuple(t for t in TERMS if t.kind == kind)
+
+
+TIMINGS = _of(TIMING)
+GATES = _of(GATE)
+SUBKEYWORDS = _of(SUBKEYWORD)
+GUARDIAN_PAYMENTS = _of(GUARDIAN)
+CONDITIONS = _of(CONDITION) + GATES                 # a gate may also be an `if:`
+VERBS = _of(VERB)
+
+#: the section-10 keywords by English name, in rule order (the observation's columns)
+KEYWORD_NAMES: tuple[str, ...] = tuple(dict.fromkeys(
+    t.keyword or t.en for t in TERMS
+    if t.kind in (GATE, SUBKEYWORD, GUARDIAN, CARD) or (t.kind == TIMING and t.keyword)))
+#: English keyword name -> its term (timings: the first timing that is the keyword)
+BY_NAME = {}
+for _t in TERMS:
+    if _t.kind in (GATE, SUBKEYWORD, GUARDIAN, CARD, TIMING):
+        BY_NAME.setdefault(_t.keyword or _t.en, _t)
+del _t
+TIMING_BY_KEY = {t.key: t for t in TIMINGS}
+GATE_BY_KEY = {t.key: t for t in GATES}
+SUBKEYWORD_BY_KEY = {t.key: t for t in SUBKEYWORDS}
+PAYMENT_BY_KEY = {t.key: t for t in GUARDIAN_PAYMENTS}
+CONDITION_BY_KEY = {t.key: t for t in CONDITIONS}
+VERB_BY_KEY = {t.key: t for t in VERBS}
+
+
+def timing_label(key: str, lang: str = "en") -> str:
+    """How card text writes a timing: "Entry", "Active: Main", "턴 종료"."""
+    t = TIMING_BY_KEY[key]
+    if t.label:
+        return t.label[lang == "ko"]
+    return t.ko if lang == "ko" else t.en
+
+
+def korean(name: str) -> str:
+    """The Korean name of a section-10 keyword given in English (else the name itself)."""
+    return name_in(name, "ko")
+
+
+__all__ = ["Term", "TERMS", "TIMINGS", "GATES", "SUBKEYWORDS", "GUARDIAN_PAYMENTS",
+           "CONDITIONS", "VERBS", "KEYWORD_NAMES", "BY_NAME", "TIMING_BY_KEY", "GATE_BY_KEY",
+           "SUBKEYWORD_BY_KEY", "PAYMENT_BY_KEY", "CONDITION_BY_KEY", "VERB_BY_KEY", "korean", "name_in", "timing_label", "render_keyword",
+           "gates_text"]

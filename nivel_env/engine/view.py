@@ -1,0 +1,102 @@
+"""The engine's read API: what consumers (the encoder, the screen, checks, the CLI, agents)
+read from a game, by name.
+
+The state itself stays flat tuples and lists (cheap to clone, plain JSON); these named
+views are built from it on request, so nothing outside the engine indexes ``g.dec[3]``,
+a battle list or a stack frame by position, and nothing outside it has to remember to
+refresh derived stats first: ``derived`` does.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from . import const as K
+from .stats import ensure
+
+
+class DecisionInfo(NamedTuple):
+    """The decision the game waits on.  Fields a kind does not use keep their defaults."""
+    kind: int                  # const.D_* (DECISION_NAMES names it)
+    player: int                # who decides
+    purpose: int = -1          # pick: const.P_* (PICK_PURPOSES names it)
+    candidates: tuple = ()     # pick: card ids, lanes as -1-lane, or effect indices
+    can_pass: bool = False     # pick: PASS is legal (fewer may be chosen)
+    ability: int = -1          # may / pick: the ability key of the effect asking
+    source: int = -1           # may / pick: the card instance of that effect (-1: none)
+    step: int = -1             # may / pick: the action of that ability it is at (-1: whole)
+    lane: int = -1             # defense: the encounter unit's lane
+    must: bool = False         # defense: it must defend (Duelist, 10.2.3.5.3)
+    lanes: tuple = ()          # guardian: lanes whose unit may use Guardian
+
+
+class BattleInfo(NamedTuple):
+    """The battle in progress (7)."""
+    attacker: int              # card instance
+    lane: int
+    defender: int              # card instance, -1 before (or without) a defense
+    step: int                  # const.BS_*
+    breakthrough: tuple        # the attacker's Breakthrough keyword keys (10.2.3.4)
+    duel: bool                 # Duelist: its encounter unit must defend (10.2.3.5)
+
+
+class Derived(NamedTuple):
+    """Values continuous effects make of printed ones (``stats``), fresh; per unit slot
+    (player * 3 + lane) and, for size, per player."""
+    power: list
+    hit: list
+    attacks: list              # attack declarations allowed this turn
+    keywords: list             # tuples of the sub-keywords each unit has now
+    prohibited: list           # const.PROHIBIT_* bits
+    size: list
+
+
+def decision_info(g) -> DecisionInfo | None:
+    """The pending decision, or None when the game is over."""
+    if g.result is not None:
+        return None
+    d = g.dec
+    kind = d[0]
+    if kind == K.D_PICK:
+        step = -1
+        if d[5] >= 0 and g.stack:
+            f = g.stack[-1]
+            if f[0] == K.T_FRAME and f[3] == d[5] and f[4] >= 0:
+                step = f[4]
+        return DecisionInfo(kind, d[1], purpose=d[2], candidates=d[3], can_pass=d[4],
+                            ability=d[5], source=d[6], step=step)
+    if kind == K.D_YESNO:
+        return DecisionInfo(kind, d[1], ability=d[2], source=d[3], step=d[4])
+    if kind == K.D_DEFENSE:
+        return DecisionInfo(kind, d[1], lane=d[2], must=d[3])
+    if kind == K.D_GUARDIAN:
+        return DecisionInfo(kind, d[1], lanes=d[2])
+    return DecisionInfo(kind, d[1])
+
+
+def battle_info(g) -> BattleInfo | None:
+    b = g.battle
+    if b is None:
+        return None
+    return BattleInfo(b[K.B_ATK], b[K.B_LANE], b[K.B_DEF], b[K.B_STEP], b[K.B_BREAK],
+                      bool(b[K.B_DUEL]))
+
+
+def derived(g) -> Derived:
+    """Current power, hit, attacks, keywords, prohibitions and size, refreshed if the
+    state changed since they were last computed."""
+    ensure(g)
+    return Derived(g.pw, g.ht, g.na, g.kws, g.cant, g.size)
+
+
+def effects_to_order(g) -> tuple:
+    """While a player orders simultaneous automatic effects (1.3.5): the waiting entries
+    (``Game.pend`` tuples) the pick's candidate indices point into; else ()."""
+    d = g.dec
+    if g.result is None and d[0] == K.D_PICK and d[2] == K.P_ORDER and g.stack and \
+            g.stack[-1][0] == K.T_BATCH:
+        return g.stack[-1][1]
+    return ()
+
+
+__all__ = ["DecisionInfo", "BattleInfo", "Derived", "decision_info", "battle_info", "derived",
+           "effects_to_order"]

@@ -1,0 +1,110 @@
+"""The card language's vocabulary is complete: every term has a handler in the engine, a
+text renderer and an observation column, and docs/cards.md is the vocabulary's."""
+from pathlib import Path
+
+import pytest
+
+from nivel_env.cards import model as m, vocab as v
+from nivel_env.cards.docs import cards_markdown
+from nivel_env.cards.text import render_action, render_condition, render_keyword
+from nivel_env.engine import hooks  # importing the engine registers the handlers
+from nivel_env.engine.match import CONDITIONS
+from nivel_env.engine.verbs import HANDLERS
+from nivel_env.env import card_features as cf, encoder
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_keys_are_unique_per_kind():
+    for kind in (v.TIMING, v.GATE, v.SUBKEYWORD, v.GUARDIAN, v.CONDITION, v.VERB):
+        keys = [t.key for t in v.TERMS if t.kind == kind]
+        assert len(keys) == len(set(keys)), kind
+    assert len(v.KEYWORD_NAMES) == 29                 # section 10's keywords
+
+
+@pytest.mark.parametrize("term", v.SUBKEYWORDS, ids=lambda t: t.key)
+def test_every_sub_keyword_has_a_hook_a_renderer_and_columns(term):
+    # a handler at some trigger point (Guardian: its payments are handled, below)
+    if term.arg == "guardian":
+        assert all(p.key in hooks.GUARDIAN for p in v.GUARDIAN_PAYMENTS)
+    else:
+        assert term.key in hooks.terms_with_hooks(), f"{term.key} has no engine hook"
+    k = m.Keyword(term.en, term=term.key, n=1, guardian="barrier" if term.arg == "guardian"
+                  else "")
+    assert term.en in render_keyword(k) and term.ko in render_keyword(k, "ko")
+    assert term.en in cf.KEYWORDS                       # card row: keyword column
+    assert term.en in encoder.SUBKEYWORDS               # field block: has_<keyword> flag
+    if term.value == "n":
+        assert term.en in encoder.VALUE_KEYWORDS and term.en in cf.KEYWORD_VALUES
+
+
+def test_every_gate_and_condition_has_a_test_and_text():
+    for t in v.CONDITIONS:
+        assert t.key in CONDITIONS, f"condition {t.key} has no test in engine/match.py"
+        c = m.Condition(t.key, n=2, selector=m.Selector(who="you", mode="all", n=0))
+        assert render_condition(c)
+    for t in v.GATES:
+        assert t.en in cf.KEYWORDS
+        if t.arg == "int":
+            assert t.key in cf.GATE_VALUES
+    assert set(CONDITIONS) == {t.key for t in v.CONDITIONS}     # nothing unlisted
+
+
+def test_every_verb_has_handlers_text_and_columns():
+    assert list(HANDLERS) == [t.key for t in v.VERBS]
+    assert cf.VERB_NAMES == tuple(t.key for t in v.VERBS)
+    for t in v.VERBS:
+        h = HANDLERS[t.key]
+        assert h.run is not None and h.possible is not None
+        assert (h.payable is not None) == t.cost, f"{t.key}: cost and payable disagree"
+        assert (h.passive is not None) == t.passive, f"{t.key}: passive disagrees"
+        a = m.Action(t.key, target=t.target or m.Selector(ref="self", mode="all"), power=1,
+                     keyword=m.Keyword("Pierce", term="pierce", n=1), prohibit="attack")
+        assert render_action(a)
+
+
+def test_every_timing_has_a_label_and_keyword_column():
+    for t in v.TIMINGS:
+        assert v.timing_label(t.key) and v.timing_label(t.key, "ko")
+        if t.keyword:
+            assert t.keyword in cf.KEYWORDS
+
+
+def test_pending_sub_keyword_effects_are_resolvable():
+    from nivel_env.engine import const as K
+    assert set(hooks.PENDING) == set(range(1, len(K.KIND_NAMES)))    # all but K_ABILITY
+    for kind, p in hooks.PENDING.items():
+        assert p.term in v.SUBKEYWORD_BY_KEY, K.KIND_NAMES[kind]
+
+
+def test_hooks_are_registered_once():
+    with pytest.raises(ValueError, match="already has a handler"):
+        hooks.hook(hooks.BATTLE_WON, "pierce")(lambda *a: None)
+
+
+def test_docs_cards_md_is_generated_from_the_vocabulary():
+    want = cards_markdown()
+    got = (ROOT / "docs" / "cards.md").read_text(encoding="utf-8")
+    assert got == want, "docs/cards.md is stale: python -m nivel_env.cards.docs > docs/cards.md"
+
+
+def test_schema_messages_list_the_vocabulary():
+    from nivel_env.cards.schema import CardDataError, compile_card
+    base = {"id": "X-1", "type": "unit", "name": "X", "cost": 1, "power": 1, "hit": 1,
+            "attribute": "fire"}
+    with pytest.raises(CardDataError, match="unknown sub-keyword 'pirce'.*pierce"):
+        compile_card({**base, "keywords": ["pirce"]}, "x.yaml", 0)
+    with pytest.raises(CardDataError, match="unknown gate 'armd'.*armed"):
+        compile_card({**base, "abilities": [{"when": "entry", "while": ["armd"],
+                                             "do": [{"draw": 1}]}]}, "x.yaml", 0)
+    with pytest.raises(CardDataError, match="unknown condition 'lvl'.*level_at_least"):
+        compile_card({**base, "abilities": [{"when": "entry", "if": {"lvl": 1},
+                                             "do": [{"draw": 1}]}]}, "x.yaml", 0)
+    with pytest.raises(CardDataError, match="draw cannot be a cost"):
+        compile_card({**base, "abilities": [{"when": "active_main", "cost": [{"draw": 1}],
+                                             "do": [{"draw": 1}]}]}, "x.yaml", 0)
+    with pytest.raises(CardDataError, match="passive.*modify"):
+        compile_card({**base, "abilities": [{"when": "passive", "do": [{"draw": 1}]}]},
+                     "x.yaml", 0)
+    with pytest.raises(CardDataError, match=r"pierce: must be at most 10"):
+        compile_card({**base, "keywords": [{"pierce": 11}]}, "x.yaml", 0)
