@@ -89,7 +89,7 @@ def play_game(deck_0, deck_1, seed: int, agents, config: RuleConfig | None = Non
     mask = np.zeros(N_ACTIONS, dtype=np.int8)
     n = 0
     while g.result is None:
-        p = g.dec[1]
+        p = g.current_player
         legal = g.legal_actions()
         mask[:] = 0
         mask[legal] = 1

@@ -56,7 +56,7 @@ def play_lockstep(agent, games, rngs, record: bool = False, cards: bool = False)
                     apply(i, int(legal[0]))
                     continue
                 k = len(waiting)
-                obs[k] = enc.encode(g, g.dec[1], legal)[:agent.n_obs]
+                obs[k] = enc.encode(g, g.current_player, legal)[:agent.n_obs]
                 masks[k] = False
                 masks[k, legal] = True
                 waiting.append(i)
@@ -65,7 +65,7 @@ def play_lockstep(agent, games, rngs, record: bool = False, cards: bool = False)
             break
         logits = agent._logits(obs[:len(waiting)], masks[:len(waiting)])
         for k, i in enumerate(waiting):
-            agent.rng = rngs[i][state[i].dec[1]]
+            agent.rng = rngs[i][state[i].current_player]
             apply(i, int(agent._choose(logits[k:k + 1], masks[k:k + 1])[0]))
         live = [i for i in live if state[i].result is None]
     return [(GameResult(g.result, g.turn, steps[i], g.first), actions[i],

@@ -48,7 +48,7 @@ class _Node:
     def __init__(self, g):
         self.g = g
         over = g.result is not None
-        self.player = -1 if over else g.dec[1]
+        self.player = -1 if over else g.current_player
         self.legal = [] if over else g.legal_actions()
         self.prior: list = []
         self.n = 0                      # visits through this node
@@ -139,7 +139,7 @@ class SearchAgent:
         if len(legal) == 1:
             return int(legal[0])
         t0 = time.perf_counter()
-        me = game.dec[1]
+        me = game.current_player
         draw = self.rng.integers(1 << 62, size=self.worlds)
         roots = [_Node(determinize(game, me, int(s))) for s in draw]
         while len(self._encoders) < self.worlds:

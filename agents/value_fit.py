@@ -136,7 +136,7 @@ def self_play(agent, games: int, seed: int, batch: int = 64, progress: bool = Fa
         for i, (_, g, _) in enumerate(live):
             legal = g.legal_actions()
             legals.append(legal)
-            obs[i] = enc.encode(g, g.dec[1], legal)[:agent.n_obs]
+            obs[i] = enc.encode(g, g.current_player, legal)[:agent.n_obs]
             masks[i, legal] = True
         with th.no_grad():
             logits, latent = value_features(net, th.as_tensor(obs[:k]).to(net.device))
@@ -146,7 +146,7 @@ def self_play(agent, games: int, seed: int, batch: int = 64, progress: bool = Fa
         z = np.where(masks[:k], logits, -np.inf)
         nxt = []
         for i, (n, g, temps) in enumerate(live):
-            p = g.dec[1]
+            p = g.current_player
             if len(legals[i]) > 1:
                 feats.append(latent[i])
                 who.append(p)

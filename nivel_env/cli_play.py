@@ -20,6 +20,7 @@ from .cli_cards import _db
 from .engine import N_ACTIONS, new_game
 from .engine import actions as A
 from .engine import const as K
+from .engine.view import decision_info
 
 HELP = """\
 The screen, top to bottom:
@@ -41,13 +42,13 @@ Type a move's number and press Enter.  Other commands:
 def public_move(g, a: int, viewer: int) -> str:
     """Name the opponent's move without naming a card the viewer may not see (a card
     picked from a hand or deck)."""
-    if g.dec[0] == K.D_PICK and A.PICK <= a < A.N_ACTIONS:
-        cands = g.dec[3]
+    d = decision_info(g)
+    if d is not None and d.kind == K.D_PICK and A.PICK <= a < A.N_ACTIONS:
         i = a - A.PICK
-        v = cands[i] if i < len(cands) else -1
-        if g.dec[2] != K.P_ORDER and 0 <= v < len(g.where) and \
+        v = d.candidates[i] if i < len(d.candidates) else -1
+        if d.purpose != K.P_ORDER and 0 <= v < len(g.where) and \
                 g.where[v] >> 2 in (K.Z_HAND, K.Z_DECK) and v // K.PER != viewer:
-            return f"chooses a hidden card ({K.PICK_PURPOSES[g.dec[2]]})"
+            return f"chooses a hidden card ({K.PICK_PURPOSES[d.purpose]})"
     return g.action_name(a)
 
 
@@ -116,7 +117,7 @@ def cmd_play(args) -> int:
     log: list[str] = []
     quit_ = False
     while g.result is None:
-        p = g.dec[1]
+        p = g.current_player
         legal = g.legal_actions()
         if p != human:
             mask[:] = 0

@@ -102,7 +102,7 @@ def record_game(deck_0: Deck, deck_1: Deck, seed: int, actions: list[int],
     g = new_game(deck_0, deck_1, seed=seed, config=config, mirror=mirror)
     rec = ReplayRecorder(g, seed, (deck_0, deck_1), config, players, meta)
     for a in actions:
-        p, turn = g.dec[1], g.turn
+        p, turn = g.current_player, g.turn
         name = g.action_name(a)
         g.apply_action(a)
         rec.step(p, a, name, turn)

@@ -17,7 +17,7 @@ from .cards import model as m
 from .cards.text import render_ability, render_card_text
 from .engine import const as K
 from .engine.legal import field_cost
-from .engine.stats import ensure
+from .engine.view import derived
 
 ATTR_COLOURS = {"fire": "red", "water": "blue", "earth": "yellow", "wind": "green",
                 "light": "bright_white", "dark": "magenta"}
@@ -35,10 +35,11 @@ def _unit_cell(g, p: int, lane: int) -> Text:
         return Text("—", style="dim")
     c = g.card(u)
     t = _card_name(c)
-    t.append(f"\nP{g.pw[s]} H{g.ht[s]}", style="bold")
-    if g.pw[s] != c.power or g.ht[s] != c.hit:
+    dv = derived(g)
+    t.append(f"\nP{dv.power[s]} H{dv.hit[s]}", style="bold")
+    if dv.power[s] != c.power or dv.hit[s] != c.hit:
         t.append(f" (printed {c.power}/{c.hit})", style="dim")
-    kws = sorted({k.name for k in g.kws[s]})
+    kws = sorted({k.name for k in dv.keywords[s]})
     if kws:
         t.append("\n" + ", ".join(kws), style="cyan")
     for it in g.items[s]:
@@ -51,7 +52,7 @@ def _side_summary(g, p: int, label: str) -> Text:
     t = Text(f"{label}: ", style="bold")
     t.append(_card_name(lc))
     t.append(f"  level {g.level[p]}{' (awakened)' if g.awake[p] else ''}")
-    t.append(f"  size {g.size[p]}, cost in use {field_cost(g, p)}")
+    t.append(f"  size {derived(g).size[p]}, cost in use {field_cost(g, p)}")
     dmg = len(g.damage[p])
     t.append(f"  damage {dmg}/10", style="bold red" if dmg >= 7 else "")
     t.append(f"  deck {len(g.deck[p])}  hand {len(g.hand[p])}  trash {len(g.trash[p])}")
@@ -85,7 +86,6 @@ def hand_table(g, p: int, title: str) -> Table:
 
 def board(g, viewer: int, reveal: bool = False, names=("You", "Opponent")) -> Group:
     """The position as seen by ``viewer`` (both hands with ``reveal``)."""
-    ensure(g)
     opp = 1 - viewer
     who = f"{names[0]}'s" if g.tp == viewer else f"{names[1]}'s"
     if names[0] == "You":

@@ -108,7 +108,7 @@ class GameBatch:
     def _write(self, i: int) -> None:
         """Observation and mask of the player game ``i`` waits on."""
         g = self.games[i]
-        p = g.dec[1]
+        p = g.current_player
         legal = g.legal_actions()
         self.actor[i] = p
         self.legal[i] = legal

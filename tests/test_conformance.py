@@ -80,7 +80,8 @@ def test_invariants_catch_a_zero_power_unit_and_a_missed_loss(all_decks, monkeyp
     g = _game(all_decks, steps=120)
     assert any(u >= 0 for u in g.unit)
     from nivel_env.checks import invariants
-    monkeypatch.setattr(invariants, "ensure", lambda g: setattr(g, "pw", [0] * 6))
+    from nivel_env.engine.view import Derived
+    monkeypatch.setattr(invariants, "derived", lambda g: Derived(*[[0] * 6] * 5, [0, 0]))
     assert any("power 0" in e for e in invariant_errors(g))
     monkeypatch.undo()
     h = g.clone()

@@ -214,3 +214,55 @@ def test_random_agent_obeys_mask_and_wilson():
     lo, hi = wilson(50, 100)                       # hand computed: 0.5 +- 0.0962
     assert abs(lo - 0.4038) < 1e-3 and abs(hi - 0.5962) < 1e-3
     assert wilson(0, 0) == (0.0, 1.0)
+
+
+def test_read_api_names_what_consumers_read(decks):
+    """Decision, battle and derived stats by name (engine/view.py), matching the state."""
+    from nivel_env.engine import const as K
+    from nivel_env.engine.view import battle_info, decision_info, derived
+    seen = set()
+    for seed in range(12):
+        g = new_game(decks[seed % len(decks)], decks[(seed + 3) % len(decks)], seed=seed)
+        rnd = random.Random(seed)
+        while not g.is_terminal():
+            d = decision_info(g)
+            assert d.player == g.current_player and K.DECISION_NAMES[d.kind] == g.decision_name
+            ctx = g.decision.context
+            if d.kind == K.D_PICK:
+                assert list(d.candidates) == ctx["candidate_values"]
+                assert d.can_pass == ctx["can_pass"]
+                assert K.PICK_PURPOSES[d.purpose] == ctx["purpose"]
+            elif d.kind == K.D_DEFENSE:
+                assert (d.lane, d.must) == (ctx["defender_lane"], ctx["must_defend"])
+            elif d.kind == K.D_GUARDIAN:
+                assert list(d.lanes) == ctx["guardian_lanes"]
+            b = battle_info(g)
+            if b is not None:
+                assert g.card(b.attacker).id == ctx["attacker"] and b.lane == ctx["attacker_lane"]
+                assert (b.defender >= 0) == ("defender" in ctx)
+            seen.add(d.kind)
+            h = g.clone()
+            h.dirty = True                           # derived values are recomputed on read
+            assert derived(h) == derived(g)
+            legal = g.legal_actions()
+            g.apply_action(legal[rnd.randrange(len(legal))])
+        assert decision_info(g) is None and g.decision_name is None
+    assert {K.D_MAIN, K.D_ATTACK, K.D_PICK, K.D_DEFENSE} <= seen
+
+
+def test_consumers_read_the_engine_through_its_api():
+    """Outside nivel_env/engine nothing indexes the decision tuple or refreshes derived
+    stats itself: they read engine/view.py and Game's properties."""
+    import re
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1]
+    bad = re.compile(r"\.dec\[|\bensure\(|\.stack\[|\bB_(ATK|DEF|LANE|STEP|BREAK|DUEL)\b")
+    offenders = []
+    for path in [*root.glob("nivel_env/**/*.py"), *root.glob("agents/*.py"), root / "train.py",
+                 root / "evaluate.py"]:
+        if "engine" in path.relative_to(root).parts[:2]:
+            continue
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if bad.search(line):
+                offenders.append(f"{path.relative_to(root)}:{n}: {line.strip()}")
+    assert not offenders, "\n".join(offenders)

@@ -40,7 +40,7 @@ def playthrough(deck_0, deck_1, seed: int, config=None) -> str:
         legal = g.legal_actions()
         obs = [obs_digest(enc, g, p, 12) for p in (0, 1)]
         lines.append(f"[{step}] turn {g.turn} {K.PHASE_NAMES[g.phase]}: "
-                     f"{K.DECISION_NAMES[g.dec[0]]} for player {g.current_player} "
+                     f"{g.decision_name} for player {g.current_player} "
                      f"| state {st} | obs {obs[0]} {obs[1]}")
         lines.append("  legal " + " | ".join(f"{a} {g.action_name(a)}" for a in legal))
         state, r = next_u64(state)

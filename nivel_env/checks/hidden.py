@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..engine import const as K
 from ..engine.hidden import determinize, relabel, substitute
 from ..engine.rng import next_u64, seed_state
 
@@ -28,11 +27,11 @@ CHANNELS = ("observation", "mask", "infos", "action names")
 def view(enc, g, p: int) -> tuple:
     """What player ``p``'s agent can read at ``g``: (observation bytes, legal actions,
     infos entry, names of the legal actions), as the AEC environment hands them out."""
-    acting = g.result is None and g.dec[1] == p
+    acting = g.current_player == p
     legal = g.legal_actions() if acting else []
     obs = enc.encode(g, p, legal if acting else None).tobytes()
     info = (None if g.result is not None else
-            (K.DECISION_NAMES[g.dec[0]] if acting else None), g.turn)
+            (g.decision_name if acting else None), g.turn)
     names = tuple(g.action_name(a) for a in legal)
     return obs, tuple(legal), info, names
 
@@ -62,7 +61,7 @@ def hidden_info_errors(deck_0, deck_1, seed: int, config=None, worlds: int = 3,
                 out.append(f"decision {step}: {agent}'s mask is not legal_actions() "
                            f"({np.flatnonzero(mask).tolist()} vs {legal})")
             info = e.infos[agent]
-            if info.get("decision") != (K.DECISION_NAMES[g.dec[0]] if g.dec[1] == p
+            if info.get("decision") != (g.decision_name if g.current_player == p
                                         else None) or info.get("turn") != g.turn:
                 out.append(f"decision {step}: {agent}'s infos {info} say more or less than "
                            f"the decision they face")
@@ -75,7 +74,7 @@ def hidden_info_errors(deck_0, deck_1, seed: int, config=None, worlds: int = 3,
                            f"encoder's")
             errs = world_errors(enc, g, p, seed * 7919 + step * 31 + p * 7, worlds, stats,
                                 base)
-            out += [f"decision {step} ({K.DECISION_NAMES[g.dec[0]]}): {x}" for x in errs]
+            out += [f"decision {step} ({g.decision_name}): {x}" for x in errs]
             h = _swap_own_hand_card(g, p)
             if h is not None:
                 hl = h.legal_actions() if h.current_player == p else None

@@ -12,7 +12,7 @@ from ..engine import N_ACTIONS
 from ..engine import actions as A
 from ..engine import const as K
 from ..engine.legal import field_cost
-from ..engine.stats import ensure
+from ..engine.view import decision_info, derived
 
 _ZONE_LISTS = ((K.Z_DECK, "deck"), (K.Z_HAND, "hand"), (K.Z_TRASH, "trash"),
                (K.Z_DAMAGE, "damage"), (K.Z_SKILL, "skill"))
@@ -27,19 +27,19 @@ def pick_order_errors(g) -> list[str]:
     """3.2.2, 11.2.1: a pick's candidates in a zone hidden from the chooser come after the
     others, ordered by card (then instance id) -- never by deck position, which the
     order of the offered actions would give away."""
-    d = g.dec
-    if g.result is not None or d[0] != K.D_PICK or d[2] == K.P_ORDER:
+    d = decision_info(g)
+    if d is None or d.kind != K.D_PICK or d.purpose == K.P_ORDER:
         return []
-    chooser = d[1]
+    chooser, cands = d.player, d.candidates
     hidden = [v >= 0 and (g.where[v] >> 2 == K.Z_DECK or
                           (g.where[v] >> 2 == K.Z_HAND and v // K.PER != chooser))
-              for v in d[3]]
+              for v in cands]
     if True in hidden and False in hidden[hidden.index(True):]:
-        return [f"pick for player {chooser}: candidates {list(d[3])} list a hidden card "
+        return [f"pick for player {chooser}: candidates {list(cands)} list a hidden card "
                 f"before an open one"]
-    keys = [(g.defs[v], v) for v, h in zip(d[3], hidden) if h]
+    keys = [(g.defs[v], v) for v, h in zip(cands, hidden) if h]
     if keys != sorted(keys):
-        return [f"pick for player {chooser}: candidates in hidden zones {list(d[3])} are not "
+        return [f"pick for player {chooser}: candidates in hidden zones {list(cands)} are not "
                 f"listed by card (their order would reveal positions)"]
     return []
 
@@ -108,17 +108,17 @@ def invariant_errors(g, counts: tuple[int, int] | None = None,
             out.append("the game is over but a player is still to act")
     else:
         if not legal:
-            out.append(f"no legal action at a {K.DECISION_NAMES[g.dec[0]]} decision of a "
+            out.append(f"no legal action at a {g.decision_name} decision of a "
                        f"game that is not over")
         if legal != sorted(set(legal)) or (legal and not 0 <= legal[0] <= legal[-1] < N_ACTIONS):
             out.append(f"legal actions not sorted, unique ids in 0..{N_ACTIONS - 1}: {legal}")
         if g.returns() != (0, 0):
             out.append(f"returns {g.returns()} before the game is over")
-        ensure(g)
+        power = derived(g).power
         for s in range(6):
-            if g.unit[s] >= 0 and g.pw[s] <= 0:                            # 1.3.7.3
+            if g.unit[s] >= 0 and power[s] <= 0:                           # 1.3.7.3
                 out.append(f"unit {g.card(g.unit[s]).id} of player {s // 3} in lane {s % 3} "
-                           f"has power {g.pw[s]} and is still on the field (1.3.7.3)")
+                           f"has power {power[s]} and is still on the field (1.3.7.3)")
         # 4.5.4.3-4: the 10th card's trigger resolves before the check, and may ask a choice
         checking = any(t[0] == K.T_DAMAGE_CHECK for t in g.stack)
         for p in (0, 1):
@@ -143,14 +143,14 @@ def play_cost_errors(g, action: int) -> list[str]:
     p = g.current_player
     slot, target = divmod(action - lo, A.PLAY_TARGETS)
     card = g.card(g.hand[p][slot])
-    ensure(g)
+    size = derived(g).size
     cost = field_cost(g, p) + card.cost
     if target < 3 and card.type == m.UNIT and g.unit[p * 3 + target] >= 0:
         old = g.unit[p * 3 + target]
         cost -= g.card(old).cost + sum(g.card(i).cost for i in g.items[p * 3 + target])
-    if cost > g.size[p]:
+    if cost > size[p]:
         return [f"{g.action_name(action)} is legal but puts player {p}'s field at cost {cost}, "
-                f"over their size {g.size[p]} (6.4.1.1.2)"]
+                f"over their size {size[p]} (6.4.1.1.2)"]
     return []
 
 

@@ -73,7 +73,7 @@ def observation_errors(enc, g) -> list[str]:
     from ..env.encoder import OBS_HIGH, OBS_LOW, OFFSETS
     out = []
     for p in (0, 1):
-        legal = g.legal_actions() if g.result is None and g.dec[1] == p else None
+        legal = g.legal_actions() if g.current_player == p else None
         v = enc.encode(g, p, legal)
         bad = np.flatnonzero(~((v >= OBS_LOW) & (v <= OBS_HIGH)))      # NaN fails too
         if bad.size:

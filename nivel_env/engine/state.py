@@ -102,6 +102,12 @@ class Game:
         return g
 
     @property
+    def decision_name(self) -> str | None:
+        """The pending decision's kind by name (``const.DECISION_NAMES``), None when over;
+        cheaper than ``decision``, which also gathers its context."""
+        return None if self.result is not None else K.DECISION_NAMES[self.dec[0]]
+
+    @property
     def decision(self) -> Decision | None:
         if self.result is not None:
             return None

@@ -22,7 +22,6 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from ..engine import N_ACTIONS, RuleConfig, new_game
-from ..engine import const as K
 from ..engine.errors import IllegalActionError
 from .actions import action_id
 from .encoder import Encoder, observation_box
@@ -159,9 +158,9 @@ class NivelArenaEnv(AECEnv):
                     self.terminations[a] = True
                 self.infos[a] = {"decision": None, "turn": g.turn, "returns": r}
             return
-        kind = K.DECISION_NAMES[g.dec[0]]
-        self.agent_selection = AGENTS[g.dec[1]]
-        self.infos = {a: {"decision": kind if i == g.dec[1] else None, "turn": g.turn}
+        kind, p = g.decision_name, g.current_player
+        self.agent_selection = AGENTS[p]
+        self.infos = {a: {"decision": kind if i == p else None, "turn": g.turn}
                       for i, a in enumerate(AGENTS)}
 
     # ------------------------------------------------------------ views
@@ -177,7 +176,7 @@ class NivelArenaEnv(AECEnv):
         g = self.game
         mask = np.zeros(N_ACTIONS, dtype=np.int8)
         legal = None
-        if g.result is None and g.dec[1] == p:
+        if g.current_player == p:
             legal = g.legal_actions()
             mask[legal] = 1
         return {"observation": self._encoder.encode(g, p, legal).copy(), "action_mask": mask}

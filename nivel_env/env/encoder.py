@@ -27,7 +27,7 @@ import numpy as np
 
 from ..cards import vocab
 from ..engine import actions as A, const as K
-from ..engine.stats import ensure
+from ..engine.view import battle_info, decision_info, derived, effects_to_order
 from . import card_features as cf
 
 #: every observation value lies in [OBS_LOW, OBS_HIGH] (the encoder clips to it)
@@ -276,7 +276,7 @@ class Encoder:
         ``legal`` is the legal action list when ``p`` is the player to act; it marks
         which hand slots may be played.
         """
-        ensure(g)
+        dv = derived(g)
         rowof = self._row_of(g)
         tb = self.table
         buf = self.bufs[p]
@@ -300,32 +300,30 @@ class Encoder:
         if g.tp == p:
             ones.append(O["my_turn"])
         ones.append(O["phase"] + g.phase)
-        d = g.dec if g.result is None else None
+        d = decision_info(g)
         if d is not None:
-            kind = d[0]
+            kind = d.kind
             ones.append(O["decision"] + kind)
-            if d[1] == p:
+            if d.player == p:
                 ones.append(O["acting"])
             key, src = -1, -1
             if kind == K.D_PICK:
-                ones.append(O["pick_purpose"] + d[2])
-                if d[4] and d[1] == p:
+                ones.append(O["pick_purpose"] + d.purpose)
+                if d.can_pass and d.player == p:
                     ones.append(O["can_pass"])
-                key, src = d[5], d[6]
-                if key >= 0:
-                    f = g.stack[-1] if g.stack else None
-                    if f is not None and f[0] == K.T_FRAME and f[3] == key and f[4] >= 0:
-                        ones.append(O["effect_step_verb"] + tb.ability_step_verbs[key][f[4]])
+                key, src = d.ability, d.source
+                if key >= 0 and d.step >= 0:
+                    ones.append(O["effect_step_verb"] + tb.ability_step_verbs[key][d.step])
                 vals[3] = self._candidates(g, p, d, rowof, rows, ones, vi, vv) / CANDIDATE_ROWS
             elif kind == K.D_YESNO:
-                key, src = d[2], d[3]
-                if d[4] >= 0:
-                    ones.append(O["effect_step_verb"] + tb.ability_step_verbs[key][d[4]])
+                key, src = d.ability, d.source
+                if d.step >= 0:
+                    ones.append(O["effect_step_verb"] + tb.ability_step_verbs[key][d.step])
             elif kind == K.D_GUARDIAN:
-                ones.extend(O["guardian_lanes"] + lane for lane in d[2])
+                ones.extend(O["guardian_lanes"] + lane for lane in d.lanes)
             elif kind == K.D_DEFENSE:
-                ones.append(O["defender_lane"] + d[2])
-                if d[3]:
+                ones.append(O["defender_lane"] + d.lane)
+                if d.must:
                     ones.append(O["must_defend"])
             if key >= 0:
                 ov = O["effect_verbs"]
@@ -334,20 +332,20 @@ class Encoder:
                 if src // K.PER == p:
                     ones.append(O["effect_mine"])
                 rows[ROW_REFS + 2] = self._visible_row(g, p, src, rowof)
-        b = g.battle
+        b = battle_info(g)
         if b is not None:
             ones.append(O["in_battle"])
-            atk = b[K.B_ATK]
+            atk = b.attacker
             if atk // K.PER == p:
                 ones.append(O["attacker_mine"])
-            ones.append(O["attack_lane"] + b[K.B_LANE])
-            ones.append(O["battle_step"] + b[K.B_STEP])
-            if b[K.B_BREAK]:
+            ones.append(O["attack_lane"] + b.lane)
+            ones.append(O["battle_step"] + b.step)
+            if b.breakthrough:
                 ones.append(O["breakthrough"])
-            if b[K.B_DUEL]:
+            if b.duel:
                 ones.append(O["duelist"])
             rows[ROW_REFS] = rowof[atk]
-            df = b[K.B_DEF]
+            df = b.defender
             if df >= 0:
                 ones.append(O["has_defender"])
                 rows[ROW_REFS + 1] = rowof[df]
@@ -364,7 +362,7 @@ class Encoder:
                         cost += costof[it]
             for it in g.skill[q]:
                 cost += costof[it]
-            size = g.size[q]
+            size = dv.size[q]
             if size > 100 or cost > 100 or cost - size > 100:
                 big = True
             vals += (g.level[q] / 10, size / 10, cost / 10, (size - cost) / 10,
@@ -390,7 +388,7 @@ class Encoder:
             made[iid] = made.get(iid, 0) + 1
         ff = O["field_flags"]
         kwinfo = self._kwinfo
-        pw, ht = g.pw, g.ht
+        pw, ht, na, kws, prohibited = dv.power, dv.hit, dv.attacks, dv.keywords, dv.prohibited
         for k, s in enumerate(_SLOTS[p]):
             u = unit[s]
             if u < 0:
@@ -406,30 +404,30 @@ class Encoder:
             c = cards[defs[u]]
             base = ff + k * _NFF
             ones.append(base)
-            cant = g.cant[s]
+            cant = prohibited[s]
             if cant:
                 if cant & K.PROHIBIT_ATTACK:
                     ones.append(base + 1)
                 if cant & K.PROHIBIT_DEFEND:
                     ones.append(base + 2)
             kv = [0, 0, 0, 0]
-            for kw in g.kws[s]:
+            for kw in kws[s]:
                 i, j, n = kwinfo[kw.key]
                 if i >= 0:
                     ones.append(base + 3 + i)
                 if j >= 0 and n > kv[j]:
                     kv[j] = n
-            if pw[s] > 100 or ht[s] > 50 or g.na[s] > 20 or len(its) > 30:
+            if pw[s] > 100 or ht[s] > 50 or na[s] > 20 or len(its) > 30:
                 big = True
             vals += (pw[s] / 10, ht[s] / 5, (pw[s] - c.power) / 10, (ht[s] - c.hit) / 5,
-                     g.na[s] / 2, made.get(u, 0) / 2, len(its) / 3,
+                     na[s] / 2, made.get(u, 0) / 2, len(its) / 3,
                      kv[0] / 5, kv[1] / 5, kv[2] / 5, kv[3] / 5)
         # ---------------------------------------------------------------- hand
         hand = g.hand[p]
         nh = min(len(hand), HAND_ROWS)
         for h in range(nh):
             rows[ROW_HAND + h] = rowof[hand[h]]
-        if legal and d is not None and d[0] == K.D_MAIN and d[1] == p:
+        if legal and d is not None and d.kind == K.D_MAIN and d.player == p:
             ho = O["hand_slots"]
             hi = A.PLAY + HAND_ROWS * A.PLAY_TARGETS
             for a in legal:
@@ -499,10 +497,11 @@ class Encoder:
         other observer sees only candidates in zones open to them: a candidate in their
         opponent's hand or in a deck is left out, count included."""
         co = OFFSETS["candidate_slots"]
-        cands = d[3]
-        order = d[2] == K.P_ORDER
-        chooser = d[1] == p
-        entries = g.stack[-1][1] if order and g.stack and g.stack[-1][0] == K.T_BATCH else ()
+        cands = d.candidates
+        order = d.purpose == K.P_ORDER
+        chooser = d.player == p
+        entries = effects_to_order(g) if order else ()
+        power = derived(g).power
         where = g.where
         i = 0
         for v in cands:
@@ -539,7 +538,7 @@ class Encoder:
                 ones.append(base + _CF["lane_0"] + lane)
                 if z == K.Z_UNIT:
                     vi.append(base + _CF["power"])
-                    vv.append(g.pw[(v // K.PER) * 3 + lane] / 10)
+                    vv.append(power[(v // K.PER) * 3 + lane] / 10)
             rows[ROW_CANDS + i - 1] = (self._visible_row(g, p, v, rowof) if not chooser or
                                        order else self._chooser_row(g, v, rowof))
         if order or chooser:

@@ -22,7 +22,6 @@ import numpy as np
 from gymnasium import spaces
 
 from ..engine import N_ACTIONS, RuleConfig, new_game
-from ..engine import const as K
 from ..engine.errors import IllegalActionError
 from .actions import action_id
 from .encoder import Encoder, observation_box
@@ -176,7 +175,7 @@ class NivelArenaGymEnv(gymnasium.Env):
         observe = getattr(who, "needs_observation", True)
         if getattr(who, "needs_state", False):           # a search agent: the game itself
             policy = lambda obs, mask: who.act_state(g)   # noqa: E731
-        while g.result is None and g.dec[1] == opp:
+        while g.current_player == opp:
             legal = g.legal_actions()
             mask = np.zeros(N_ACTIONS, dtype=np.int8)
             mask[legal] = 1
@@ -216,7 +215,7 @@ class NivelArenaGymEnv(gymnasium.Env):
     def _info(self) -> dict:
         g = self.game
         info = {"seat": self.seat, "turn": g.turn,
-                "decision": None if g.result is not None else K.DECISION_NAMES[g.dec[0]]}
+                "decision": g.decision_name}
         if g.result is not None:
             info["returns"] = g.result
         return info
