@@ -3,30 +3,13 @@ from __future__ import annotations
 
 from typing import Protocol
 
-import numpy as np
+# uniform over the legal actions: one class with the environments' default opponent
+from nivel_env.env.setup import RandomAgent
 
 
 class Agent(Protocol):
     def act(self, observation, action_mask) -> int: ...
 
-
-class RandomAgent:
-    """Uniform over the legal actions; seeded, so a run can be repeated."""
-
-    #: it never reads the observation, so environments may pass None (and skip encoding)
-    needs_observation = False
-
-    def __init__(self, seed: int | None = None):
-        self.rng = np.random.default_rng(seed)
-
-    def reset(self) -> None:
-        pass
-
-    def act(self, observation, action_mask) -> int:
-        legal = np.flatnonzero(np.asarray(action_mask))
-        if legal.size == 0:
-            raise ValueError("RandomAgent.act: the action mask has no legal action")
-        return int(legal[self.rng.integers(legal.size)])
 
 
 from .heuristic import HeuristicAgent  # noqa: E402

@@ -149,3 +149,25 @@ def test_gymnasium_make():
     e = gymnasium.make("nivel_env/NivelArena-v0", decks=("ember-rush", "stone-bastion"))
     obs, info = e.reset(seed=0)
     assert obs.shape == (OBS_SIZE,) and e.unwrapped.action_masks().any()
+
+
+def test_both_environments_share_one_core_and_one_random_player():
+    """Reset, seeding, deck choice and the encoder come from one GameSource in both
+    environments; the default opponent is agents.RandomAgent."""
+    import agents
+    from nivel_env import NivelArenaGymEnv
+    from nivel_env.env import RandomOpponent
+    from nivel_env.env.aec import env as aec_env
+    from nivel_env.env.setup import GameSource
+    assert RandomOpponent is agents.RandomAgent
+    a, g = aec_env(), NivelArenaGymEnv()
+    assert type(a.unwrapped._source) is type(g._source) is GameSource
+    a.reset(seed=5)
+    g.reset(seed=5)
+    # the same seed gives both the same first game seed and decks (the Gym wrapper draws
+    # its default opponent's seed first, so compare against a fresh source)
+    src = GameSource(None, None, None, None, "test")
+    src.reseed(5)
+    game, pair = src.new_game()
+    assert [d.name for d in pair] == [d.name for d in a.unwrapped.decks]
+    assert game.to_dict() == a.unwrapped.game.to_dict()

@@ -21,11 +21,11 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from ..engine import N_ACTIONS, RuleConfig, new_game
+from ..engine import N_ACTIONS, RuleConfig
 from ..engine.errors import IllegalActionError
 from .actions import action_id
-from .encoder import Encoder, observation_box
-from .setup import DeckChoice, SeedStream, check_seed
+from .encoder import observation_box
+from .setup import GameSource
 
 AGENTS = ("player_0", "player_1")
 RESET_OPTIONS = ("decks",)
@@ -60,15 +60,9 @@ class NivelArenaEnv(AECEnv):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"nivel_arena_v0: render_mode must be one of "
                              f"{self.metadata['render_modes']} or None, got {render_mode!r}")
-        if config is not None and not isinstance(config, RuleConfig):
-            raise TypeError(f"nivel_arena_v0: config must be a RuleConfig, got "
-                            f"{type(config).__name__}")
         self.render_mode = render_mode
-        self.config = config or RuleConfig()
-        self._card_db = card_db
-        self._decks = DeckChoice(decks, deck_pool, card_db, "nivel_arena_v0")
-        self._encoder = Encoder(self._decks.card_db)
-        self._stream = SeedStream()
+        self._source = GameSource(decks, deck_pool, config, card_db, "nivel_arena_v0")
+        self.config = self._source.config
         self.possible_agents = list(AGENTS)
         self.agents = []
         self.agent_selection = None                   # last()/step() before reset() raise
@@ -95,7 +89,7 @@ class NivelArenaEnv(AECEnv):
             raise TypeError(f"nivel_arena_v0.reset: options must be a dict such as "
                             f"{{'decks': (deck_0, deck_1)}}, got {type(options).__name__}")
         if seed is not None:
-            self._stream = SeedStream(check_seed(seed, "nivel_arena_v0.reset"))
+            self._source.reseed(seed)
         decks = None
         if options:
             unknown = set(options) - set(RESET_OPTIONS)
@@ -103,15 +97,8 @@ class NivelArenaEnv(AECEnv):
                 warnings.warn(f"nivel_arena_v0.reset: ignoring unknown option(s) "
                               f"{', '.join(map(str, sorted(unknown)))}; known: "
                               f"{', '.join(RESET_OPTIONS)}", stacklevel=2)
-            if options.get("decks") is not None:
-                decks = DeckChoice(options["decks"], None, self._card_db,
-                                   "nivel_arena_v0.reset options").fixed
-        game_seed = self._stream.next()
-        d0, d1 = self._decks.draw(self._stream) if decks is None else decks
-        self.game = new_game(d0, d1, seed=game_seed, config=self.config)
-        if self.game.db is not self._encoder.db:
-            self._encoder = Encoder(self.game.db)
-        self.decks = (d0, d1)
+            decks = options.get("decks")
+        self.game, self.decks = self._source.new_game(decks)
         self.agents = list(AGENTS)
         self.rewards = {a: 0 for a in AGENTS}
         self._cumulative_rewards = {a: 0 for a in AGENTS}
@@ -179,7 +166,7 @@ class NivelArenaEnv(AECEnv):
         if g.current_player == p:
             legal = g.legal_actions()
             mask[legal] = 1
-        return {"observation": self._encoder.encode(g, p, legal).copy(), "action_mask": mask}
+        return {"observation": self._source.encoder.encode(g, p, legal).copy(), "action_mask": mask}
 
     def action_name(self, action: int) -> str:
         """Name an action id in the context of the pending decision."""

@@ -1,4 +1,5 @@
-"""What both environments share before a game starts: decks from options, and seeds.
+"""What both environments share: decks from options, seeds, starting a game, the encoder
+(``GameSource``), and the uniform random player (``RandomAgent``).
 
 Decks may be given as bundled names, file paths or ``Deck`` objects.  With no
 decks the environment draws a pair of bundled decks per episode from its own
@@ -9,8 +10,12 @@ from __future__ import annotations
 import secrets
 from pathlib import Path
 
+import numpy as np
+
 from ..cards import CardDB, Deck, list_decks, load_deck, load_card_db
+from ..engine import RuleConfig, new_game
 from ..engine.rng import next_u64, seed_state
+from .encoder import Encoder
 
 
 def resolve_deck(spec, db: CardDB, where: str) -> Deck:
@@ -91,3 +96,59 @@ class SeedStream:
 
     def below(self, n: int) -> int:
         return self.next() % n
+
+
+class GameSource:
+    """Seeds, decks and the encoder of one environment, and each episode's new game: the
+    part of ``reset`` the AEC environment and the Gym wrapper have in common.
+
+    Each episode draws from the stream, in order: the game's seed, then (without fixed
+    decks) the two decks; a caller may draw more after (the Gym wrapper's seat)."""
+
+    def __init__(self, decks, deck_pool, config, card_db, where: str):
+        if config is not None and not isinstance(config, RuleConfig):
+            raise TypeError(f"{where}: config must be a RuleConfig, got "
+                            f"{type(config).__name__}")
+        self.where = where
+        self.config = config or RuleConfig()
+        self.card_db = card_db
+        self.decks = DeckChoice(decks, deck_pool, card_db, where)
+        self.encoder = Encoder(self.decks.card_db)
+        self.stream = SeedStream()
+
+    def reseed(self, seed) -> None:
+        """``reset(seed=...)``: the stream restarts from ``seed`` (checked, by name)."""
+        self.stream = SeedStream(check_seed(seed, f"{self.where}.reset"))
+
+    def new_game(self, decks=None):
+        """The next episode's game, and its decks: ``decks`` (as an option may give them,
+        for this episode only) or a pair drawn from the pool."""
+        game_seed = self.stream.next()
+        if decks is not None:
+            pair = DeckChoice(decks, None, self.card_db, f"{self.where}.reset options").fixed
+        else:
+            pair = self.decks.draw(self.stream)
+        game = new_game(pair[0], pair[1], seed=game_seed, config=self.config)
+        if game.db is not self.encoder.db:
+            self.encoder = Encoder(game.db)
+        return game, pair
+
+
+class RandomAgent:
+    """Uniform over the legal actions; seeded, so a run can be repeated.  The environments'
+    default opponent and ``agents.RandomAgent`` (the ``random`` opponent, ``novice``)."""
+
+    #: it never reads the observation, so environments may pass None (and skip encoding)
+    needs_observation = False
+
+    def __init__(self, seed: int | None = None):
+        self.rng = np.random.default_rng(seed)
+
+    def reset(self) -> None:
+        pass
+
+    def act(self, observation, action_mask) -> int:
+        legal = np.flatnonzero(np.asarray(action_mask))
+        if legal.size == 0:
+            raise ValueError("RandomAgent.act: the action mask has no legal action")
+        return int(legal[self.rng.integers(legal.size)])

@@ -21,28 +21,19 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from ..engine import N_ACTIONS, RuleConfig, new_game
+from ..engine import N_ACTIONS, RuleConfig
 from ..engine.errors import IllegalActionError
 from .actions import action_id
-from .encoder import Encoder, observation_box
-from .setup import DeckChoice, SeedStream, check_seed
+from .encoder import observation_box
+from .setup import GameSource, RandomAgent, check_seed
 
 
 class OpponentError(IllegalActionError):
     """The embedded opponent raised or chose an illegal move; the episode is over."""
 
 
-class RandomOpponent:
-    """Uniform over the legal actions, from its own seeded stream (the default opponent)."""
-
-    needs_observation = False
-
-    def __init__(self, seed: int | None = None):
-        self.stream = SeedStream(seed)
-
-    def act(self, observation, action_mask) -> int:
-        legal = np.flatnonzero(action_mask)
-        return int(legal[self.stream.below(len(legal))])
+#: the default opponent's class (one with ``agents.RandomAgent``)
+RandomOpponent = RandomAgent
 
 
 def _as_policy(opponent):
@@ -77,13 +68,10 @@ class NivelArenaGymEnv(gymnasium.Env):
             raise ValueError(f"NivelArenaGymEnv: render_mode must be one of "
                              f"{self.metadata['render_modes']} or None, got {render_mode!r}")
         self.render_mode = render_mode
-        self.config = config or RuleConfig()
+        self._source = GameSource(decks, deck_pool, config, card_db, "NivelArenaGymEnv")
+        self.config = self._source.config
         self.seat_option = seat
-        self._card_db = card_db
-        self._decks = DeckChoice(decks, deck_pool, card_db, "NivelArenaGymEnv")
-        self._encoder = Encoder(self._decks.card_db)
-        self._stream = SeedStream()
-        self._default_opponent = RandomOpponent()
+        self._default_opponent = RandomAgent()
         self.opponent = opponent
         self._opponent = _as_policy(opponent)
         self._next_opponent = None
@@ -108,8 +96,8 @@ class NivelArenaGymEnv(gymnasium.Env):
                             f"seat, opponent), got {type(options).__name__}")
         super().reset(seed=seed)
         if seed is not None:
-            self._stream = SeedStream(seed)
-            self._default_opponent = RandomOpponent(self._stream.next())
+            self._source.reseed(seed)
+            self._default_opponent = RandomAgent(self._source.stream.next())
         options = dict(options or {})
         if self._next_opponent is not None:
             self.opponent = self._next_opponent[0]
@@ -125,17 +113,9 @@ class NivelArenaGymEnv(gymnasium.Env):
                              f"{', '.join(sorted(map(str, options)))}; known: decks, seat, opponent")
         if seat not in (0, 1, "random"):
             raise ValueError(f"NivelArenaGymEnv.reset: seat must be 0, 1 or 'random', got {seat!r}")
-        game_seed = self._stream.next()
-        if decks is not None:
-            d0, d1 = DeckChoice(decks, None, self._card_db, "NivelArenaGymEnv.reset").fixed
-        else:
-            d0, d1 = self._decks.draw(self._stream)
-        self.seat = self._stream.below(2) if seat == "random" else seat
-        self.game = new_game(d0, d1, seed=game_seed, config=self.config)
+        self.game, self.decks = self._source.new_game(decks)
+        self.seat = self._source.stream.below(2) if seat == "random" else seat
         self._failed = None
-        if self.game.db is not self._encoder.db:
-            self._encoder = Encoder(self.game.db)
-        self.decks = (d0, d1)
         opp = self.opponent
         if opp is not None and hasattr(opp, "reset") and callable(opp.reset):
             opp.reset()
@@ -179,7 +159,7 @@ class NivelArenaGymEnv(gymnasium.Env):
             legal = g.legal_actions()
             mask = np.zeros(N_ACTIONS, dtype=np.int8)
             mask[legal] = 1
-            obs = self._encoder.encode(g, opp, legal).copy() if observe else None
+            obs = self._source.encoder.encode(g, opp, legal).copy() if observe else None
             name = type(who).__name__
             try:
                 a = policy(obs, mask)
@@ -210,7 +190,7 @@ class NivelArenaGymEnv(gymnasium.Env):
         if g.result is None:
             legal = g.legal_actions()
             mask[legal] = True
-        return self._encoder.encode(g, self.seat, legal).copy()
+        return self._source.encoder.encode(g, self.seat, legal).copy()
 
     def _info(self) -> dict:
         g = self.game
