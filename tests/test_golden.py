@@ -57,6 +57,24 @@ def test_golden_playthrough(stem):
                     "\n".join(diff[:40]))
 
 
+def test_an_unrelated_new_card_leaves_the_golden_files_alone(tmp_path):
+    """State digests name cards by id, not by pool position or pool version: a card added
+    to the pool changes no line of a golden playthrough."""
+    from nivel_env.cards import load_card_db, load_deck
+    from nivel_env.cards.db import bundled_card_files
+    from nivel_env.checks.golden import playthrough
+    from nivel_env.engine import RuleConfig
+    extra = tmp_path / "zz-new.yaml"
+    extra.write_text("cards:\n  - {id: ZZ-1, type: unit, name: Newcomer, name_ko: 새내기, "
+                     "cost: 1, power: 1, hit: 1, attribute: fire}\n", encoding="utf-8")
+    db = load_card_db(bundled_card_files() + [conftest.TEST_POOL, extra])
+    assert db.version != conftest.test_db().version
+    stem, a, b, seed, auto = GAMES[8]
+    got = playthrough(load_deck(a, db), load_deck(b, db), seed,
+                      RuleConfig(choose_effect_order=not auto))
+    assert got == (GOLDEN / f"{stem}.txt").read_text(encoding="utf-8")
+
+
 def test_golden_files_are_all_listed():
     assert sorted(p.stem for p in GOLDEN.glob("*.txt")) == sorted(g[0] for g in GAMES)
 

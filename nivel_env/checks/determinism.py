@@ -21,8 +21,13 @@ from ..engine.rng import next_u64, seed_state
 
 
 def state_digest(g, n: int = 16) -> str:
-    """A hash of the full state (events included)."""
-    return hashlib.sha256(json.dumps(g.to_dict(), sort_keys=True).encode()).hexdigest()[:n]
+    """A hash of the full state (events included), naming each card instance by its card
+    id (``to_dict``'s ``card_ids``) rather than by its position in the card pool or the
+    pool's version, so adding an unrelated card to the pool leaves it unchanged.  (Ability
+    and keyword keys are positions too; a card added after the others keeps them.)"""
+    d = g.to_dict()
+    del d["defs"], d["card_pool_version"]
+    return hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()[:n]
 
 
 def obs_digest(enc, g, p: int, n: int = 16) -> str:

@@ -23,8 +23,7 @@ def playthrough(deck_0, deck_1, seed: int, config=None) -> str:
     g = new_game(deck_0, deck_1, seed=seed, config=config)
     enc = Encoder(g.db)
     lines = [f"# seed {seed}: {deck_0.name} (player 0) vs {deck_1.name} (player 1)",
-             f"# card pool {g.db.version}, observation layout {LAYOUT_VERSION}, "
-             f"moves uniform from seed {seed}"]
+             f"# observation layout {LAYOUT_VERSION}, moves uniform from seed {seed}"]
     state = seed_state(seed)
     seen = 0
     step = 0

@@ -237,8 +237,8 @@ def run_damage(g, t: tuple) -> None:
     if n <= 0:
         return
     if not g.deck[p]:                                               # 4.5.3
-        g.lost[p] = True
         g.log.append({"type": "deck_out", "player": p, "during": "damage"})
+        _lose(g, p)
         return
     n -= 1                                                          # 4.5.4.1
     iid = g.deck[p].pop()                                           # 4.5.4.2
@@ -259,6 +259,27 @@ def run_damage(g, t: tuple) -> None:
 def damage_check(g, t: tuple) -> None:
     _, p, n = t
     if len(g.damage[p]) >= 10:                                      # 4.5.4.4
-        g.lost[p] = True
+        _lose(g, p)
     elif n > 0:                                                     # 4.5.4.5
         g.stack.append((K.T_DAMAGE, p, n))
+
+
+def _lose(g, p: int) -> None:
+    """``p`` meets a loss condition in damage processing: at once, or -- inside damage an
+    effect deals to each player (8.4.4) -- once every player's part is done (the loss
+    check below), so both losing there is a draw (1.2.3)."""
+    stack = g.stack
+    for i in range(len(stack) - 1, -1, -1):
+        if stack[i][0] == K.T_LOSS_CHECK:
+            if p not in stack[i][1]:
+                stack[i] = (K.T_LOSS_CHECK, stack[i][1] + (p,))
+            return
+        if stack[i][0] == K.T_FRAME:
+            break                                  # damage of another effect: not ours
+    g.lost[p] = True
+
+
+def loss_check(g, t: tuple) -> None:
+    """The end of damage an effect dealt to each player: who met a loss condition loses."""
+    for p in t[1]:
+        g.lost[p] = True

@@ -28,6 +28,11 @@ class RuleConfig:
     #: docs/rulings.md R2 / 7.4.2: a defender that left the field before the battle
     #: step means there is no defending unit, so the attack deals its hit as damage.
     damage_if_defender_gone: bool = True
+    #: docs/rulings.md R16 / 8.4.4, 1.2.3: an action an effect does to each player ("each
+    #: player takes 3 damage", "each player draws 2") is done for both before either
+    #: loses, so both reaching a loss condition in it is a draw.  False: the turn player's
+    #: part is done first (1.3.5.1) and a loss there ends the game before the other's.
+    simultaneous_each_player: bool = True
 
     def to_dict(self) -> dict:
         return asdict(self)

@@ -12,7 +12,7 @@ PHASE_NAMES = ("setup", "level_up", "draw", "main", "attack", "end", "over")
 
 # Tasks on the work stack (first element of each tuple).
 T_TURN, T_MAIN_START, T_MAIN, T_ATTACK, T_END, T_BATTLE, T_FRAME, T_BATCH, T_DAMAGE, \
-    T_DAMAGE_CHECK, T_DISCARD, T_GUARD, T_MULLIGAN = range(13)
+    T_DAMAGE_CHECK, T_DISCARD, T_GUARD, T_MULLIGAN, T_LOSS_CHECK = range(14)
 # Tasks at which waiting automatic effects may resolve (8.4.1.1, 8.4.3): game
 # procedures, not an effect or damage processing in progress.
 CHECKPOINT_TASKS = frozenset((T_TURN, T_MAIN_START, T_MAIN, T_ATTACK, T_END, T_BATTLE))

@@ -142,6 +142,7 @@ HANDLERS = {
     K.T_BATCH: effects.run_batch,
     K.T_DAMAGE: combat.run_damage,
     K.T_DAMAGE_CHECK: combat.damage_check,
+    K.T_LOSS_CHECK: combat.loss_check,
     K.T_DISCARD: effects.run_discard,
     K.T_GUARD: combat.run_guard,
     K.T_MULLIGAN: lambda g, t: (g.stack.append(t), setattr(g, "dec", (K.D_MULLIGAN, t[1]))),
@@ -176,7 +177,7 @@ def rule_processing(g) -> None:
         if zero:
             ensure(g)
     stack = g.stack
-    if stack and stack[-1][0] in (K.T_FRAME, K.T_DAMAGE, K.T_DAMAGE_CHECK):
+    if stack and stack[-1][0] in (K.T_FRAME, K.T_DAMAGE, K.T_DAMAGE_CHECK, K.T_LOSS_CHECK):
         return                                      # effect or damage processing goes on
     _check_equips(g)                                               # 8.6.2
     for p in (0, 1):                                               # 9.2.1.2

@@ -91,7 +91,12 @@ def run_draw(g, p, self_iid, a, picked):
     n = value(g, p, self_iid, a.amount)
     if n <= 0:                                     # 4.4.5
         return False
-    return any([draw(g, q, n) for q in _players(g, p, a.player)])
+    done = False
+    for q in _players(g, p, a.player):             # 8.4.4: each player's draw at once
+        done |= bool(draw(g, q, n))
+        if g.lost[q] and not g.cfg.simultaneous_each_player:
+            break                                  # the turn player lost first
+    return done
 
 
 def choice_discard(g, p, self_iid, a):
@@ -128,8 +133,11 @@ def run_damage(g, p, self_iid, a, picked):
     n = value(g, p, self_iid, a.amount)
     if n <= 0:
         return False
+    players = _players(g, p, a.player)
+    if len(players) > 1 and g.cfg.simultaneous_each_player:
+        g.stack.append((K.T_LOSS_CHECK, ()))       # 8.4.4, 1.2.3: losses after both parts
     # pushed in reverse so the turn player's damage is processed first (1.3.5.1)
-    for q in reversed(_players(g, p, a.player)):
+    for q in reversed(players):
         g.stack.append((K.T_DAMAGE, q, n))
     return True
 
@@ -226,7 +234,7 @@ def run_search(g, p, self_iid, a, picked):
 
 
 def possible_search(g, p, self_iid, a):
-    return bool(g.deck[p])
+    return bool(g.deck[p]) and _some(g, p, self_iid, a)
 
 
 def run_modify(g, p, self_iid, a, picked):
@@ -306,12 +314,37 @@ def possible_move(g, p, self_iid, a):
     return iid >= 0 and bool(lanes)
 
 
-def _always(g, p, self_iid, a):
-    return True
+def _some(g, p, self_iid, a) -> bool:
+    """Whether the action's amount is at least 1 (1.3.3, 4.4.5: an action done zero times
+    is not done; 8.1.3.1.2: then it is not "an action that can be carried out").  A count
+    over a zone hidden from ``p`` (any deck, the opponent's hand) is judged by whether the
+    zone holds cards, never by which (docs/rulings.md R13)."""
+    v = a.amount
+    if v.count is None:
+        return value(g, p, self_iid, v) > 0
+    sel = v.count
+    if sel.ref is None and (sel.zone == "deck" or (sel.zone == "hand" and sel.who != "you")):
+        zones = g.deck if sel.zone == "deck" else g.hand
+        qs = (p,) if sel.who == "you" else (1 - p,) if sel.who == "opponent" else (p, 1 - p)
+        return any(zones[q] for q in qs if sel.zone == "deck" or q != p) or \
+            value(g, p, self_iid, v) > 0
+    return value(g, p, self_iid, v) > 0
+
+
+def _draw_possible(g, p, self_iid, a):
+    return _some(g, p, self_iid, a)
+
+
+def _damage_possible(g, p, self_iid, a):
+    return _some(g, p, self_iid, a)
 
 
 def _hand_nonempty(g, p, self_iid, a):
-    return bool(g.hand[_players(g, p, a.player)[0]])
+    return bool(g.hand[_players(g, p, a.player)[0]]) and _some(g, p, self_iid, a)
+
+
+def _size_possible(g, p, self_iid, a):
+    return a.size != 0
 
 
 # -------------------------------------------------- in a passive ability (8.1.3.3)
@@ -374,26 +407,26 @@ class Verb(NamedTuple):
 
 
 def _mill_possible(g, p, s, a):
-    return any(g.deck[q] for q in _players(g, p, a.player))
+    return any(g.deck[q] for q in _players(g, p, a.player)) and _some(g, p, s, a)
 
 
 def _heal_possible(g, p, s, a):
-    return bool(g.damage[p])
+    return bool(g.damage[p]) and _some(g, p, s, a)
 
 
 def _level_possible(g, p, s, a):
-    return any(g.level[q] < 10 for q in _players(g, p, a.player))
+    return any(g.level[q] < 10 for q in _players(g, p, a.player)) and _some(g, p, s, a)
 
 
 #: verb key -> its handlers (a test checks every vocabulary verb has them)
 HANDLERS = {
-    "draw": Verb(None, _always, run_draw),
+    "draw": Verb(None, _draw_possible, run_draw),
     "discard": Verb(choice_discard, _hand_nonempty, run_discard, payable=payable_discard),
     "mill": Verb(None, _mill_possible, run_mill),
-    "damage": Verb(None, _always, run_damage, payable=payable_damage),
+    "damage": Verb(None, _damage_possible, run_damage, payable=payable_damage),
     "heal": Verb(choice_heal, _heal_possible, run_heal),
     "level": Verb(None, _level_possible, run_level),
-    "size": Verb(None, _always, run_size, passive=passive_size),
+    "size": Verb(None, _size_possible, run_size, passive=passive_size),
     "trash": Verb(_target_choice, _has_targets, run_trash, payable=payable_target),
     "return_to_hand": Verb(_target_choice, _has_targets,
                            _to_zone(K.Z_HAND, False, "return_to_hand"), payable=payable_target),
