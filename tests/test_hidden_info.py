@@ -118,8 +118,8 @@ def test_the_check_catches_a_leak_in_each_channel(hdb, monkeypatch):
     # an encoder that shows the chooser's candidates to the other player too
     real = Encoder._candidates
 
-    def leaky(self, g, p, d, rowof, rows, ones, vi, vv):
-        return real(self, g, d[1], d, rowof, rows, ones, vi, vv)
+    def leaky(self, g, p, d, rowof, rows, ones, vi, vv, power):
+        return real(self, g, d.player, d, rowof, rows, ones, vi, vv, power)
     monkeypatch.setattr(Encoder, "_candidates", leaky)
     assert any("observation" in e for e in world_errors(enc, g, 1, 5))
     monkeypatch.undo()

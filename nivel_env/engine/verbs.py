@@ -331,14 +331,6 @@ def _some(g, p, self_iid, a) -> bool:
     return value(g, p, self_iid, v) > 0
 
 
-def _draw_possible(g, p, self_iid, a):
-    return _some(g, p, self_iid, a)
-
-
-def _damage_possible(g, p, self_iid, a):
-    return _some(g, p, self_iid, a)
-
-
 def _hand_nonempty(g, p, self_iid, a):
     return bool(g.hand[_players(g, p, a.player)[0]]) and _some(g, p, self_iid, a)
 
@@ -420,10 +412,10 @@ def _level_possible(g, p, s, a):
 
 #: verb key -> its handlers (a test checks every vocabulary verb has them)
 HANDLERS = {
-    "draw": Verb(None, _draw_possible, run_draw),
+    "draw": Verb(None, _some, run_draw),
     "discard": Verb(choice_discard, _hand_nonempty, run_discard, payable=payable_discard),
     "mill": Verb(None, _mill_possible, run_mill),
-    "damage": Verb(None, _damage_possible, run_damage, payable=payable_damage),
+    "damage": Verb(None, _some, run_damage, payable=payable_damage),
     "heal": Verb(choice_heal, _heal_possible, run_heal),
     "level": Verb(None, _level_possible, run_level),
     "size": Verb(None, _size_possible, run_size, passive=passive_size),

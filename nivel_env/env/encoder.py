@@ -314,7 +314,7 @@ class Encoder:
                 key, src = d.ability, d.source
                 if key >= 0 and d.step >= 0:
                     ones.append(O["effect_step_verb"] + tb.ability_step_verbs[key][d.step])
-                vals[3] = self._candidates(g, p, d, rowof, rows, ones, vi, vv) / CANDIDATE_ROWS
+                vals[3] = self._candidates(g, p, d, rowof, rows, ones, vi, vv, dv.power) / CANDIDATE_ROWS
             elif kind == K.D_YESNO:
                 key, src = d.ability, d.source
                 if d.step >= 0:
@@ -489,7 +489,7 @@ class Encoder:
             return self.table.back_row[g.defs[iid]]
         return rowof[iid]
 
-    def _candidates(self, g, p, d, rowof, rows, ones, vi, vv) -> int:
+    def _candidates(self, g, p, d, rowof, rows, ones, vi, vv, power) -> int:
         """Fill the candidate slots; returns how many candidates ``p`` may know of.
 
         The chooser sees every candidate, those in hidden zones too (11.2.1: the player
@@ -501,7 +501,6 @@ class Encoder:
         order = d.purpose == K.P_ORDER
         chooser = d.player == p
         entries = effects_to_order(g) if order else ()
-        power = derived(g).power
         where = g.where
         i = 0
         for v in cands:
