@@ -1,9 +1,10 @@
 """The policy network's feature extractor: one small encoder shared by every card slot.
 
 The observation has 51 card rows, 6 zone sums and 8 rows of cards known to be in the
-opponent's hand, all of the same 135 card features (docs/observation.md).  Encoding each row with the same weights keeps the network
-small (a few hundred thousand parameters instead of two million for a plain MLP over
-9,519 inputs) and lets what is learnt about a card in one slot carry to the others.
+opponent's hand, all of the same 135 card features plus 24 added columns
+(docs/observation.md).  Encoding each row with the same weights keeps the network small (a
+few hundred thousand parameters instead of two million for a plain MLP over 11,097 inputs)
+and lets what is learnt about a card in one slot carry to the others.
 """
 from __future__ import annotations
 
@@ -22,6 +23,36 @@ from nivel_env.env.encoder import (CARD_ROWS, KNOWN_ROWS, OBS_SIZE, OFFSETS,
                                    READABLE_LAYOUTS, ZONES)
 
 
+class CardRows:
+    """The card rows of an observation batch, each with its added columns when the network
+    reads the layout that has them (``card_features.ADDED_COLUMNS``; older layouts end
+    before, and their networks read rows of ``card_features.WIDTH``)."""
+
+    def __init__(self, n_obs: int):
+        O = OFFSETS
+        self.added = n_obs > O["count"]
+        self.width = cf.WIDTH + (cf.ADDED_WIDTH if self.added else 0)
+
+    def _rows(self, obs, block: str, end: str, added: str, added_end, n: int):
+        b = obs.shape[0]
+        rows = obs[:, OFFSETS[block]:OFFSETS[end]].reshape(b, n, cf.WIDTH)
+        if not self.added:
+            return rows
+        stop = OFFSETS[added_end] if added_end else obs.shape[1]
+        more = obs[:, OFFSETS[added]:stop].reshape(b, n, cf.ADDED_WIDTH)
+        return th.cat([rows, more], dim=2)
+
+    def cards(self, obs):
+        return self._rows(obs, "cards", "zones", "cards_added", "zones_added", CARD_ROWS)
+
+    def zones(self, obs):
+        return self._rows(obs, "zones", "opponent_known_hand", "zones_added", "known_added",
+                          len(ZONES))
+
+    def known(self, obs):
+        return self._rows(obs, "opponent_known_hand", "count", "known_added", None, KNOWN_ROWS)
+
+
 class CardSetExtractor(BaseFeaturesExtractor):
     def __init__(self, observation_space: spaces.Box, card_dim: int = 32, zone_dim: int = 16,
                  features_dim: int = 256):
@@ -33,10 +64,11 @@ class CardSetExtractor(BaseFeaturesExtractor):
         self.head = OFFSETS["cards"]
         self.zones_at = OFFSETS["zones"]
         self.known_at = OFFSETS["opponent_known_hand"]
-        # networks made for the layout before the known-hand block read without it
+        # networks made for earlier layouts read without the blocks appended since
         self.reads_known = n_obs > self.known_at
-        self.card = nn.Sequential(nn.Linear(cf.WIDTH, card_dim), nn.ReLU())
-        self.zone = nn.Sequential(nn.Linear(cf.WIDTH, zone_dim), nn.ReLU())
+        self.rows = CardRows(n_obs)
+        self.card = nn.Sequential(nn.Linear(self.rows.width, card_dim), nn.ReLU())
+        self.zone = nn.Sequential(nn.Linear(self.rows.width, zone_dim), nn.ReLU())
         n = self.head + CARD_ROWS * card_dim + len(ZONES) * zone_dim
         if self.reads_known:                 # the same card encoder, summed over the rows
             n += card_dim
@@ -44,12 +76,12 @@ class CardSetExtractor(BaseFeaturesExtractor):
 
     def forward(self, obs: th.Tensor) -> th.Tensor:
         b = obs.shape[0]
-        cards = obs[:, self.head:self.zones_at].reshape(b, CARD_ROWS, cf.WIDTH)
-        zones = obs[:, self.zones_at:self.known_at].reshape(b, len(ZONES), cf.WIDTH)
+        cards = self.rows.cards(obs)
+        zones = self.rows.zones(obs)
         parts = [obs[:, :self.head], self.card(cards).reshape(b, -1),
                  self.zone(zones).reshape(b, -1)]
         if self.reads_known:
-            known = obs[:, self.known_at:].reshape(b, KNOWN_ROWS, cf.WIDTH)
+            known = self.rows.known(obs)
             present = known[:, :, :1]                        # column 0: a card is there
             parts.append((self.card(known) * present).sum(dim=1))
         return self.mix(th.cat(parts, dim=1))
@@ -132,7 +164,8 @@ class PointerExtractor(BaseFeaturesExtractor):
         self.layout = {k: getattr(E, k) for k in (
             "ROW_UNITS", "ROW_ITEMS", "ROW_HAND", "ROW_REFS", "ROW_CANDS", "ITEM_ROWS",
             "HAND_ROWS", "CANDIDATE_ROWS")}
-        self.card = nn.Linear(cf.WIDTH, card_dim)
+        self.rows = CardRows(n_obs)
+        self.card = nn.Linear(self.rows.width, card_dim)
         self.hand_extra = nn.Linear(self.n_hand, card_dim, bias=False)
         self.cand_extra = nn.Linear(self.n_cand, card_dim, bias=False)
         self.lane_extra = nn.Linear(self.lane_values[1] + self.lane_flags[1], card_dim,
@@ -147,7 +180,7 @@ class PointerExtractor(BaseFeaturesExtractor):
         assert len(place) == CARD_ROWS
         self.register_buffer("place", th.as_tensor(place), persistent=False)
         self.position = nn.Parameter(th.zeros(E.ROW_ITEMS + 7, card_dim))
-        self.zone = nn.Sequential(nn.Linear(cf.WIDTH, zone_dim), nn.ReLU())
+        self.zone = nn.Sequential(nn.Linear(self.rows.width, zone_dim), nn.ReLU())
         n_in = (self.glob + 11 * card_dim + 4 * 2 * card_dim + len(ZONES) * zone_dim
                 + (card_dim if self.reads_known else 0))
         self.trunk = nn.Sequential(nn.Linear(n_in, trunk_dim), nn.ReLU())
@@ -157,7 +190,7 @@ class PointerExtractor(BaseFeaturesExtractor):
     def forward(self, obs: th.Tensor) -> th.Tensor:
         E = SimpleNamespace(**self.layout)
         b = obs.shape[0]
-        cards = obs[:, self.cards_at:self.zones_at].reshape(b, CARD_ROWS, cf.WIDTH)
+        cards = self.rows.cards(obs)
         e = self.card(cards) + self.position[self.place]
         # slot facts joined to their rows
         hand = obs[:, self.hand_at:self.cand_at].reshape(b, E.HAND_ROWS, self.n_hand)
@@ -178,10 +211,9 @@ class PointerExtractor(BaseFeaturesExtractor):
         parts = [obs[:, :self.glob], fixed.reshape(b, -1)]
         for s in sets:
             parts += [s.sum(dim=1), s.amax(dim=1)]
-        zones = obs[:, self.zones_at:self.known_at].reshape(b, len(ZONES), cf.WIDTH)
-        parts.append(self.zone(zones).reshape(b, -1))
+        parts.append(self.zone(self.rows.zones(obs)).reshape(b, -1))
         if self.reads_known:
-            known = obs[:, self.known_at:].reshape(b, KNOWN_ROWS, cf.WIDTH)
+            known = self.rows.known(obs)
             k = th.relu(self.card(known)) * known[:, :, :1]
             parts.append(k.sum(dim=1))
         trunk = self.trunk(th.cat(parts, dim=1))

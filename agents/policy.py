@@ -226,9 +226,11 @@ def read_policy_file(path: str | Path, device: str = "cpu"):
     bad = [k for k, v in state.items() if v.is_floating_point() and not th.isfinite(v).all()]
     if bad:
         raise PolicyFileError(f"{path}: weights {', '.join(bad[:3])} hold NaN or infinity")
-    pool = load_card_db().version
-    if meta.get("card_pool_version") != pool:
-        warnings.warn(f"{path}: trained on card pool {meta.get('card_pool_version')}, playing "
+    db = load_card_db()
+    pool = db.version
+    trained = meta.get("card_pool_version")
+    if not (isinstance(trained, str) and db.extends(trained)):   # cards appended since: fine
+        warnings.warn(f"{path}: trained on card pool {trained}, playing "
                       f"pool {pool}; it reads cards by their features, but may play new cards "
                       f"less well", stacklevel=2)
     policy = _network_with_weights(path, net, state)

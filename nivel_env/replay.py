@@ -162,7 +162,8 @@ def load_replay(path: str | Path, db: CardDB | None = None) -> Replay:
         raise ReplayError(name, no, f"replay format {h.get('format')!r}; this version reads "
                                     f"format {FORMAT}")
     db = db or load_card_db()
-    if h.get("card_pool_version") != db.version:
+    if not isinstance(h.get("card_pool_version"), str) or \
+            not db.extends(h["card_pool_version"]):       # cards appended since are fine
         raise ReplayError(name, no, f"recorded with card pool {h.get('card_pool_version')}, "
                                     f"but the loaded pool is {db.version}; load it with the "
                                     f"same card files")

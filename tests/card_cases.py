@@ -21,7 +21,7 @@ keywords (per-lane lists that must be present), hand / deck / trash / damage /
 skills (a count, or a list of ids that must all be there), hand_lacks /
 trash_lacks, level, size, awake.  Top level: decision (kind), player (who
 decides), legal / illegal (action-name fragments), candidates (pick count),
-winner (0, 1 or "none").
+winner (0, 1, "draw", or "none" while the game goes on).
 """
 from __future__ import annotations
 

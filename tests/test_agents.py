@@ -317,3 +317,25 @@ def test_paired_score_intervals():
     rng = np.random.default_rng(0)
     mixed = paired_score(rng.choice([0, 1, 2], p=[0.2, 0.5, 0.3], size=2000))
     assert mixed["low"] < 0.55 < mixed["high"]
+
+
+@pytest.mark.parametrize("extractor", ["CardSetExtractor", "PointerExtractor"])
+def test_networks_read_the_added_card_columns_and_older_layouts_without_them(extractor):
+    import torch as th
+    from gymnasium import spaces
+
+    from agents import network as N
+    from nivel_env.env import card_features as cf
+    from nivel_env.env.encoder import OBS_SIZE, OFFSETS, READABLE_LAYOUTS
+    for size in sorted(READABLE_LAYOUTS.values()):
+        net = getattr(N, extractor)(spaces.Box(-10, 10, (size,)))
+        width = cf.WIDTH + (cf.ADDED_WIDTH if size == OBS_SIZE else 0)
+        first = net.card if extractor == "PointerExtractor" else net.card[0]
+        assert first.in_features == width
+        obs = th.zeros(2, size)
+        out = net(obs)
+        assert out.shape[0] == 2 and th.isfinite(out).all()
+        if size == OBS_SIZE:                 # an added column changes what the network sees
+            obs[:, OFFSETS["cards_added"]] = 1.0
+            obs[:, OFFSETS["cards"]] = 1.0   # the row is present
+            assert not th.allclose(net(obs), out)

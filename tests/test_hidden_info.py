@@ -154,7 +154,7 @@ def test_hidden_check_reports_its_comparisons():
 
 
 def known_rows(obs):
-    return obs[OFFSETS["opponent_known_hand"]:].reshape(-1, cf.WIDTH)
+    return obs[OFFSETS["opponent_known_hand"]:OFFSETS["count"]].reshape(-1, cf.WIDTH)
 
 
 def test_cards_known_to_be_in_the_opponents_hand_are_remembered(hdb):

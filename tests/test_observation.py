@@ -8,10 +8,10 @@ from nivel_env.cards import load_card_db
 from nivel_env.engine import const as K
 from nivel_env.engine.scenario import build
 from nivel_env.env import card_features as cf
-from nivel_env.env.encoder import (BLOCKS, CANDIDATE_FEATURES, CARD_ROWS, FIELD_FLAGS,
-                                   FIELD_VALUES, KNOWN_ROWS, OBS_SIZE, OFFSETS, PLAYER_VALUES, ROW_CANDS,
-                                   ROW_HAND, ROW_LEADERS, ROW_UNITS, Encoder,
-                                   feature_table_markdown)
+from nivel_env.env.encoder import (BLOCKS, CANDIDATE_FEATURES, CARD_ROWS, Encoder, FIELD_FLAGS,
+                                   FIELD_VALUES, KNOWN_ROWS, LAYOUT_VERSION, OBS_SIZE, OFFSETS,
+                                   PLAYER_VALUES, READABLE_LAYOUTS, ROW_CANDS, ROW_HAND,
+                                   ROW_LEADERS, ROW_UNITS, feature_table_markdown)
 
 from conftest import do
 
@@ -39,8 +39,18 @@ def test_blocks_tile_the_vector():
     assert len(names) == len(set(names))
     ends = sorted(OFFSETS.values())
     assert ends[0] == 0 and OFFSETS["zones"] + 6 * cf.WIDTH == OFFSETS["opponent_known_hand"]
-    assert OFFSETS["opponent_known_hand"] + KNOWN_ROWS * cf.WIDTH == OBS_SIZE
+    assert OFFSETS["opponent_known_hand"] + KNOWN_ROWS * cf.WIDTH == OFFSETS["count"]
+    assert OFFSETS["known_added"] + KNOWN_ROWS * cf.ADDED_WIDTH == OBS_SIZE
     assert sum(w for _, w, _ in cf.COLUMNS) == cf.WIDTH
+    assert sum(w for _, w, _ in cf.ADDED_COLUMNS) == cf.ADDED_WIDTH
+
+
+def test_earlier_layouts_are_prefixes_that_policies_still_read():
+    """The layouts the shipped policies were made for keep their version and size: the
+    blocks added since sit after them."""
+    assert READABLE_LAYOUTS == {LAYOUT_VERSION: OBS_SIZE, "8ec8ba45303d": 8439,
+                                "ad1491a31dc9": 9519}
+    assert OFFSETS["opponent_known_hand"] == 8439 and OFFSETS["count"] == 9519
 
 
 def test_card_rows_come_from_the_card_data(db):
@@ -151,3 +161,34 @@ def test_encoder_output_is_bounded_and_copy_safe():
     b = enc.encode(g, 0, g.legal_actions())
     assert np.array_equal(a, b) and a.dtype == np.float32 and a.shape == (OBS_SIZE,)
     assert np.abs(a).max() <= 10
+
+
+def test_verbs_added_since_the_row_shipped_have_columns_in_the_appended_blocks():
+    db = load_card_db()
+    lose = cf.VERB_NAMES.index("lose") - cf.ROW_VERBS
+    t = cf.card_table(db)
+    row = t.added[1 + db.get("DA-28").index]          # Last Rites: your opponent loses
+    assert row[cf.OFFSET["added_verbs_opponent"] - cf.WIDTH + lose] == 1
+    assert row.sum() == 1 and t.matrix[1 + db.get("DA-28").index].any()
+    g = build({"players": [{"leader": "LD-01", "level": 5, "hand": ["DA-28", "WA-28"],
+                            "deck": ["FI-01"] * 5},
+                           {"leader": "LD-02", "deck": ["FI-01"] * 5}]}, db)
+    obs = Encoder(db).encode(g, 0, g.legal_actions())
+    added = obs[OFFSETS["cards_added"]:OFFSETS["zones_added"]].reshape(CARD_ROWS,
+                                                                       cf.ADDED_WIDTH)
+    assert added[ROW_HAND].tolist() == row.tolist() and not added[ROW_HAND + 1].any()
+
+
+def test_a_number_being_chosen_shows_how_many_so_far_and_the_most():
+    db = load_card_db()
+    g = build({"players": [{"leader": "LD-01", "level": 5, "hand": ["WA-28"],
+                            "deck": ["FI-01"] * 5},
+                           {"leader": "LD-02", "deck": ["FI-01"] * 5}]}, db)
+    do(g, "Tidal Insight")
+    do(g, "one more")
+    enc = Encoder(db)
+    for p in (0, 1):                                  # announced: both players see it
+        obs = enc.encode(g, p, g.legal_actions() if p == 0 else None)
+        assert np.allclose(obs[OFFSETS["count"]:OFFSETS["count"] + 2], [0.1, 0.3])
+        step = obs[OFFSETS["effect_step_verb"]:OFFSETS["effect_step_verb"] + cf.ROW_VERBS]
+        assert step[cf.VERB_NAMES.index("draw")] == 1

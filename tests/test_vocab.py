@@ -51,8 +51,13 @@ def test_every_gate_and_condition_has_a_test_and_text():
 
 
 def test_every_verb_has_handlers_text_and_columns():
-    assert list(HANDLERS) == [t.key for t in v.VERBS]
+    assert set(HANDLERS) == {t.key for t in v.VERBS}
     assert cf.VERB_NAMES == tuple(t.key for t in v.VERBS)
+    columns = set()
+    for i, t in enumerate(v.VERBS):          # a column of its own in each verb column group
+        for group in ("verbs_self", "verbs_opponent", "trigger_verbs"):
+            columns.add(cf.verb_column(group, i))
+    assert len(columns) == 3 * len(v.VERBS)
     for t in v.VERBS:
         h = HANDLERS[t.key]
         assert h.run is not None and h.possible is not None
@@ -61,6 +66,14 @@ def test_every_verb_has_handlers_text_and_columns():
         a = m.Action(t.key, target=t.target or m.Selector(ref="self", mode="all"), power=1,
                      keyword=m.Keyword("Pierce", term="pierce", n=1), prohibit="attack")
         assert render_action(a)
+
+
+def test_every_action_modifier_is_parsed_and_rendered():
+    from nivel_env.cards.schema import _ACTION_MODS
+    for t in v.MODIFIERS:
+        assert t.key in _ACTION_MODS and t.rule
+        a = m.Action("draw", **{{"may": "optional"}.get(t.key, t.key): True})
+        assert t.render("x") in render_action(a).replace("draw 1 card", "x")
 
 
 def test_every_timing_has_a_label_and_keyword_column():

@@ -80,6 +80,20 @@ class CardDB:
         self.by_id: dict[str, m.Card] = {c.id: c for c in self.cards}
         blob = json.dumps([c.raw for c in self.cards], sort_keys=True, ensure_ascii=False)
         self.version: str = hashlib.sha256(blob.encode()).hexdigest()[:16]
+        self._prefixes: dict | None = None
+
+    def extends(self, version: str) -> int:
+        """How many cards of an earlier pool of version ``version`` this pool starts with,
+        unchanged and in order (0: none, or another pool).  Cards appended to a pool keep
+        every earlier card's index, ability keys and keyword keys, so policies trained on it
+        and games recorded with it still hold."""
+        if version == self.version:
+            return len(self.cards)
+        if self._prefixes is None:
+            items = [json.dumps(c.raw, sort_keys=True, ensure_ascii=False) for c in self.cards]
+            self._prefixes = {hashlib.sha256(("[" + ", ".join(items[:k]) + "]").encode())
+                              .hexdigest()[:16]: k for k in range(1, len(items))}
+        return self._prefixes.get(version, 0)
 
     def __reduce_ex__(self, protocol):
         if self.files:

@@ -136,9 +136,12 @@ def cards_markdown() -> str:
         if t.kind == v.CONDITION:
             out.append(f"| {_arg(t)} | {t.rule} | {t.what} |")
     out += ["", "## Actions (verbs)", "",
-            "Each action is a mapping with one verb, plus optional `may: true`, `if: CONDITION`,",
-            "`if_done: true` (\"if you did\", 8.3.2) and `text` (overrides the rendered text).",
-            "", "| verb | arguments | rule | does | cost | passive |", "|---|---|---|---|---|---|"]
+            "Each action is a mapping with one verb, plus optional `if: CONDITION`, `text`",
+            "(overrides the rendered text) and these modifiers, each `true` or left out:", "",
+            "| modifier | wording | rule | means |", "|---|---|---|---|"]
+    for t in v.MODIFIERS:
+        out.append(f"| `{t.key}: true` | {t.en} ({t.ko}) | {t.rule} | {t.what} |")
+    out += ["", "| verb | arguments | rule | does | cost | passive |", "|---|---|---|---|---|---|"]
     for t in v.VERBS:
         args = t.args_text or ", ".join(f"`{a}`" for a in t.args)
         if t.needs:

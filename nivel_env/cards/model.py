@@ -141,6 +141,10 @@ class Action:
     random: bool = False
     filter: Filter = EMPTY_FILTER
     text: str = ""                # override for rendered text
+    additionally: bool = False    # "additionally": one simultaneous action with the one
+                                  # before it (8.4.4.1)
+    stat: str = "power"           # scale: the number it changes (power | hit)
+    percent: int = 100            # scale: the factor in percent (50: halve, 1.3.7.2)
 
 
 @dataclass(frozen=True, slots=True)

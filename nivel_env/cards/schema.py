@@ -298,7 +298,7 @@ def parse_subkeyword(ctx: _Ctx, val: Any, path: str) -> m.Keyword:
 
 # -------------------------------------------------------------------- actions
 
-_ACTION_MODS = {"may", "if_done", "if", "text"}
+_ACTION_MODS = {t.key for t in voc.MODIFIERS} | {"if", "text"}
 
 
 def parse_action(ctx: _Ctx, v: Any, path: str, continuous: bool = False,
@@ -325,7 +325,8 @@ def parse_action(ctx: _Ctx, v: Any, path: str, continuous: bool = False,
     if continuous and not term.passive:
         ctx.fail(p, "a continuous (passive) ability can only "
                     + " or ".join(t.key for t in voc.VERBS if t.passive))
-    kw: dict[str, Any] = {"verb": verb, "until": m.UNTIL_LEAVES if continuous else default_until}
+    kw: dict[str, Any] = {"verb": verb, "until": m.UNTIL_LEAVES if continuous else default_until,
+                          "player": term.player}
     if "target" in allowed:
         kw["target"] = parse_selector(ctx, args.get("target"), f"{p}.target", default_target)
     if "amount" in args:                       # size may go down (4.7.3): -20..20
@@ -341,8 +342,10 @@ def parse_action(ctx: _Ctx, v: Any, path: str, continuous: bool = False,
         if pl not in ("you", "opponent", "each"):
             ctx.fail(f"{p}.player", f"expected you, opponent or each, got {pl!r}")
         kw["player"] = pl
+    if verb == "scale":
+        _scale_args(ctx, args, p, kw)
     for stat in ("power", "hit", "attacks"):
-        if stat in args:
+        if stat in args and verb == "modify":
             kw[stat] = _int(ctx, args[stat], f"{p}.{stat}", lo=-20, hi=20)
     if term.needs and not any(k in args for k in term.needs):
         ctx.fail(p, f"{verb} needs {' or '.join(term.needs)}")
@@ -363,6 +366,20 @@ def parse_action(ctx: _Ctx, v: Any, path: str, continuous: bool = False,
         kw["random"] = _bool(ctx, args["random"], f"{p}.random")
     if "filter" in allowed:
         kw["filter"] = parse_filter(ctx, args.get("filter"), f"{p}.filter")
+    if kw.get("up_to") and verb == "draw" and kw["player"] == "each":
+        ctx.fail(f"{p}.up_to", "draw up to N is chosen by one player: player you or opponent")
+    if verb == "win" and kw["player"] == "each":
+        ctx.fail(f"{p}.player", "both players cannot win (write lose: each for a draw)")
+    if verb == "attack":
+        t = kw["target"]
+        if t.ref not in ("self", None) or (t.ref is None and (t.who, t.zone) != ("you", "unit")):
+            ctx.fail(f"{p}.target", "attack: only your own unit declares an attack "
+                                    "(self, or who: you, zone: unit)")
+    if "additionally" in d:
+        kw["additionally"] = _bool(ctx, d["additionally"], f"{path}.additionally")
+        if kw["additionally"] and continuous:
+            ctx.fail(f"{path}.additionally", "a passive ability's actions are not carried out "
+                                             "one after another; additionally does not apply")
     if "may" in d:
         kw["optional"] = _bool(ctx, d["may"], f"{path}.may")
     if "if_done" in d:
@@ -374,13 +391,29 @@ def parse_action(ctx: _Ctx, v: Any, path: str, continuous: bool = False,
     return m.Action(**kw)
 
 
+def _scale_args(ctx: _Ctx, args: dict, p: str, kw: dict) -> None:
+    stat = args.get("stat", "power")
+    if stat not in ("power", "hit"):
+        ctx.fail(f"{p}.stat", f"expected power or hit, got {stat!r}")
+    f = args["factor"]
+    if isinstance(f, bool) or not isinstance(f, (int, float)) or not 0.01 <= f <= 10 or \
+            abs(f * 100 - round(f * 100)) > 1e-9:
+        ctx.fail(f"{p}.factor", f"expected a number 0.01..10 in hundredths (0.5 halves), "
+                                f"got {f!r}")
+    kw["stat"], kw["percent"] = stat, int(round(f * 100))
+
+
 def parse_actions(ctx: _Ctx, v: Any, path: str, continuous: bool = False,
                   default_until: str = m.UNTIL_TURN) -> tuple:
     items = _list(ctx, v, path)
     if not items:
         ctx.fail(path, "needs at least one action")
-    return tuple(parse_action(ctx, a, f"{path}[{i}]", continuous, default_until)
-                 for i, a in enumerate(items))
+    out = tuple(parse_action(ctx, a, f"{path}[{i}]", continuous, default_until)
+                for i, a in enumerate(items))
+    if out[0].additionally:                        # 8.4.4.1: together with the one before
+        ctx.fail(f"{path}[0].additionally", "the first action has no action before it to be "
+                                            "carried out with")
+    return out
 
 
 _ABILITY_KEYS = {"when", "do", "while", "if", "may", "cost", "limit"}

@@ -35,12 +35,15 @@ def render_action(a: m.Action, continuous: bool = False) -> str:
         return a.text
     until = "" if continuous else _UNTIL["en"][a.until]
     s = voc.VERB_BY_KEY[a.verb].render(a, until)
+    mods = voc.MODIFIER_BY_KEY
     if a.optional:
-        s = "you may " + s
+        s = mods["may"].render(s)
     if a.condition is not None:
         s = f"if {render_condition(a.condition)}, {s}"
     if a.if_done:
-        s = "if you do, " + s
+        s = mods["if_done"].render(s)
+    if a.additionally:
+        s = mods["additionally"].render(s)
     return s
 
 

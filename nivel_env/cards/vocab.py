@@ -12,8 +12,10 @@ same keys (``nivel_env.engine.keywords``, ``match.CONDITIONS``, ``verbs.HANDLERS
 test checks that every term has one.
 
 Order matters: ``TERMS`` lists the section-10 keywords in rule order, which is the order
-of the observation's keyword columns, so a new term goes where its rule number puts it
-(and changes the observation layout version) or, for conditions and verbs, at the end.
+of the observation's keyword columns, so a new keyword goes where its rule number puts it
+(and changes the observation layout version).  Conditions and verbs go at the end; a new
+verb takes one of the observation's reserved verb slots (``card_features.ADDED_VERB_SLOTS``),
+so the layout stays as it is.
 
 Adding a sub-keyword: a ``Term`` here, a hook in ``engine/keywords.py``, a test; the
 parser, the text, the docs and the observation follow.
@@ -27,8 +29,9 @@ from . import model as m
 from .phrases import noun_phrase, render_filter, render_selector, render_value, subject
 
 # term kinds
-TIMING, GATE, SUBKEYWORD, GUARDIAN, CARD, CONDITION, VERB = (
-    "timing", "gate", "sub-keyword", "guardian payment", "card", "condition", "verb")
+TIMING, GATE, SUBKEYWORD, GUARDIAN, CARD, CONDITION, VERB, MODIFIER = (
+    "timing", "gate", "sub-keyword", "guardian payment", "card", "condition", "verb",
+    "action modifier")
 
 
 @dataclass(frozen=True)
@@ -68,6 +71,7 @@ class Term:
     passive: bool = False             # may be an action of a passive (continuous) ability
     needs: tuple = ()                 # verbs: at least one of these arguments is required
     args_text: str = ""               # verbs: the arguments as docs/cards.md shows them
+    player: str = "you"               # verbs: the default of their ``player`` argument
 
 
 # ------------------------------------------------------------------ renderers
@@ -113,8 +117,8 @@ def _gate(c: m.Condition, lang: str) -> str:
     return f"[{name}]"
 
 
-def _at_least(what: str):
-    return lambda c: f"your {what} is at least {c.n}"
+def _at_least(what: str, whose: str = "your"):
+    return lambda c: f"{whose} {what} is at least {c.n}"
 
 
 def _at_most(what: str):
@@ -136,7 +140,7 @@ def _cards(amt: str) -> str:
 
 def _draw(a, until):
     who, amt = _who(a), render_value(a.amount)
-    return f"{who}draw{'s' if who else ''} {amt} {_cards(amt)}"
+    return f"{who}draw{'s' if who else ''} {'up to ' if a.up_to else ''}{amt} {_cards(amt)}"
 
 
 def _discard(a, until):
@@ -186,6 +190,30 @@ def _modify(a, until):
     if a.attacks:
         parts.append(f"{a.attacks:+d} attack{'s' if abs(a.attacks) != 1 else ''}")
     return f"{subject(a.target, 'gets', 'get')} {', '.join(parts)}{until}"
+
+
+_FACTOR_WORDS = {50: "halve", 200: "double"}
+
+
+def _scale(a, until):
+    obj = render_selector(a.target, obj=True)
+    word = _FACTOR_WORDS.get(a.percent)
+    if word:
+        return f"{word} the {a.stat} of {obj}{until} (rounded half up)"
+    return f"multiply the {a.stat} of {obj} by {a.percent / 100:g}{until} (rounded half up)"
+
+
+def _game_result(word: str):
+    def render(a, until):
+        who = {"you": "you", "opponent": "your opponent", "each": "each player"}[a.player]
+        verb = word if a.player == "you" else word + "s"
+        return f"{who} {verb} the game"
+    return render
+
+
+def _attack(a, until):
+    return f"{subject(a.target, 'declares', 'declare')} an attack (it still counts as not " \
+           f"having attacked this turn)"
 
 
 def _grant(a, until):
@@ -304,20 +332,30 @@ TERMS: tuple[Term, ...] = (
          what="your damage zone holds at least N cards", render=_at_least("damage")),
     Term(CONDITION, "opponent_damage_at_least", "opponent damage at least", rule="4.5",
          arg="int", what="the opponent's damage zone holds at least N cards",
-         render=_at_least("opponent damage")),
+         render=_at_least("damage", "your opponent's")),
     Term(CONDITION, "hand_at_least", "hand at least", rule="3.8", arg="int",
          what="you hold at least N cards", render=_at_least("hand")),
     Term(CONDITION, "hand_at_most", "hand at most", rule="3.8", arg="int",
          what="you hold at most N cards", render=_at_most("hand")),
     Term(CONDITION, "opponent_level_at_least", "opponent level at least", rule="6.2",
          arg="int", what="the opponent's leader level is at least N",
-         render=_at_least("opponent level")),
+         render=_at_least("level", "your opponent's")),
     Term(CONDITION, "count_at_least", "count at least", rule="8.3.2", arg="count",
          what="at least N cards match the selector", render=_count),
     Term(CONDITION, "count_at_most", "count at most", rule="8.3.2", arg="count",
          what="at most N cards match the selector", render=_count),
+    # action modifiers: written beside an action's verb
+    Term(MODIFIER, "may", "may", "할 수 있다", "8.1.2.2", "the controller decides whether to "
+         "carry it out", render=lambda s: "you may " + s),
+    Term(MODIFIER, "if_done", "if you do", "했다면", "8.3.2", "carried out only if the "
+         "action before it did something", render=lambda s: "if you do, " + s),
+    Term(MODIFIER, "additionally", "additionally", "추가로", "8.4.4.1", "carried out together "
+         "with the action before it as one simultaneous action: losses, a unit's power "
+         "reaching 0 and other results are checked once both are done",
+         render=lambda s: "additionally, " + s),
     # verbs, in the order of the observation's verb columns
-    Term(VERB, "draw", "draw", rule="4.4", what="draw", args=("amount", "player"),
+    Term(VERB, "draw", "draw", rule="4.4", what="draw (`up_to`: the drawer first chooses "
+         "how many, 0..N and at most the deck, 4.4.4)", args=("amount", "player", "up_to"),
          scalar="amount", render=_draw),
     Term(VERB, "discard", "discard", rule="4.8", what="that player discards cards of their "
          "choice", args=("amount", "player", "random", "up_to"), scalar="amount", cost=True,
@@ -362,6 +400,20 @@ TERMS: tuple[Term, ...] = (
     Term(VERB, "move", "move", rule="3.5.3", what="move a unit to an empty unit zone of "
          "its controller", args=("target",), target=_SELF, scalar="target",
          render=_object("move {} to an empty lane of yours")),
+    # verbs added after the observation layout shipped (their columns: card_features)
+    Term(VERB, "win", "win", rule="1.2.5", what="that player wins the game at once, in the "
+         "middle of the effect", args=("player",), scalar="player",
+         render=_game_result("win"), args_text="`player` (you, opponent)"),
+    Term(VERB, "lose", "lose", rule="1.2.5", what="that player loses the game at once (each "
+         "player: a draw, 1.2.3)", args=("player",), scalar="player", player="opponent",
+         render=_game_result("lose"), args_text="`player` (default opponent)"),
+    Term(VERB, "attack", "attack", rule="7.2.1.1", what="your unit declares an attack and "
+         "the battle is fought at once; it still counts as not having attacked",
+         args=("target",), target=_SELF, scalar="target", render=_attack),
+    Term(VERB, "scale", "scale", rule="1.3.7.2", what="multiply power or hit (`factor` 0.5 "
+         "halves), rounding half up", args=("target", "stat", "factor", "until"),
+         target=_SELF, scalar="target", passive=True, needs=("factor",), render=_scale,
+         args_text="`target`, `stat` (power, hit), `factor` (0.5 = halve; 0.01..10), `until`"),
 )
 
 
@@ -375,6 +427,7 @@ SUBKEYWORDS = _of(SUBKEYWORD)
 GUARDIAN_PAYMENTS = _of(GUARDIAN)
 CONDITIONS = _of(CONDITION) + GATES                 # a gate may also be an `if:`
 VERBS = _of(VERB)
+MODIFIERS = _of(MODIFIER)
 
 #: the section-10 keywords by English name, in rule order (the observation's columns)
 KEYWORD_NAMES: tuple[str, ...] = tuple(dict.fromkeys(
@@ -392,6 +445,7 @@ SUBKEYWORD_BY_KEY = {t.key: t for t in SUBKEYWORDS}
 PAYMENT_BY_KEY = {t.key: t for t in GUARDIAN_PAYMENTS}
 CONDITION_BY_KEY = {t.key: t for t in CONDITIONS}
 VERB_BY_KEY = {t.key: t for t in VERBS}
+MODIFIER_BY_KEY = {t.key: t for t in MODIFIERS}
 
 
 def timing_label(key: str, lang: str = "en") -> str:
@@ -408,6 +462,7 @@ def korean(name: str) -> str:
 
 
 __all__ = ["Term", "TERMS", "TIMINGS", "GATES", "SUBKEYWORDS", "GUARDIAN_PAYMENTS",
-           "CONDITIONS", "VERBS", "KEYWORD_NAMES", "BY_NAME", "TIMING_BY_KEY", "GATE_BY_KEY",
-           "SUBKEYWORD_BY_KEY", "PAYMENT_BY_KEY", "CONDITION_BY_KEY", "VERB_BY_KEY", "korean", "name_in", "timing_label", "render_keyword",
+           "CONDITIONS", "VERBS", "MODIFIERS", "KEYWORD_NAMES", "BY_NAME", "TIMING_BY_KEY", "GATE_BY_KEY",
+           "SUBKEYWORD_BY_KEY", "PAYMENT_BY_KEY", "CONDITION_BY_KEY", "VERB_BY_KEY", "MODIFIER_BY_KEY",
+           "korean", "name_in", "timing_label", "render_keyword",
            "gates_text"]

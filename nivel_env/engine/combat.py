@@ -14,9 +14,10 @@ from . import const as K
 from .effects import push_frame
 from .hooks import (ATTACK_DECLARED, BATTLE_STEP, BATTLE_WON, CAN_DEFEND, DEFENSE_DECLARED,
                     GUARDIAN, MUST_ATTACK)
-from .match import unit_slot
+from .match import select, unit_slot
 from .stats import ensure, keywords_named
-from .zones import queue, trash_from_field, trigger_timing
+from .verbs import HANDLERS, Verb
+from .zones import lose, queue, trash_from_field, trigger_timing
 
 
 def can_attack(g, lane: int) -> bool:
@@ -48,19 +49,63 @@ def must_attack(g) -> bool:
     return False
 
 
-def declare_attack(g, lane: int) -> None:
+def declare_attack(g, lane: int, by_effect: bool = False) -> None:
+    """7.2: declare an attack.  One an effect declares (7.2.1.1) leaves the unit counted
+    as not having attacked: it is not recorded (nor counted by Chain, docs/rulings.md)."""
     p = g.tp
     s = p * 3 + lane
     iid = g.unit[s]
     ensure(g)
-    g.attacked.append((iid, g.stamp[iid]))
-    g.dirty = True                                                  # Chain counts (10.1.14)
+    if not by_effect:
+        g.attacked.append((iid, g.stamp[iid]))
+        g.dirty = True                                              # Chain counts (10.1.14)
     g.battle = [iid, lane, -1, K.BS_GUARD, (), False, g.stamp[iid], -1]
     for h in ATTACK_DECLARED.values():                              # Breakthrough, Duelist
         h(g, s, g.battle)
-    g.log.append({"type": "attack", "player": p, "card": g.card(iid).id, "iid": iid, "lane": lane})
+    g.log.append({"type": "attack", "player": p, "card": g.card(iid).id, "iid": iid, "lane": lane,
+                  **({"by_effect": True} if by_effect else {})})
     g.stack.append((K.T_BATTLE,))
     trigger_timing(g, iid, m.ATTACKER)                              # 7.2.2
+
+
+# ------------------------------------------- an attack an effect declares (7.2.1.1)
+
+def _attackers(g, p, self_iid, a) -> list:
+    """7.2.1.1: units of the turn player that an effect may make declare an attack: on the
+    field, not forbidden to attack (1.3.4), not while a battle is being fought; having
+    attacked already does not matter."""
+    if g.tp != p or g.battle is not None or (g.turn == 1 and not g.cfg.first_turn_attack):
+        return []
+    ensure(g)
+    out = []
+    for iid in select(g, p, self_iid, a.target):
+        s = unit_slot(g, iid)
+        if s >= 0 and s // 3 == p and not g.cant[s] & K.PROHIBIT_ATTACK:
+            out.append(iid)
+    return out
+
+
+def choice_attack(g, p, self_iid, a):
+    if a.target.ref is not None:
+        return None
+    cands = _attackers(g, p, self_iid, a)
+    return (p, cands, 1, 1, K.P_TARGET) if len(cands) > 1 else None
+
+
+def run_attack(g, p, self_iid, a, picked):
+    cands = _attackers(g, p, self_iid, a)
+    iid = picked[0] if picked else (cands[0] if cands else -1)
+    if iid not in cands:
+        return False
+    declare_attack(g, g.where[iid] & 3, by_effect=True)
+    return True
+
+
+def possible_attack(g, p, self_iid, a):
+    return bool(_attackers(g, p, self_iid, a))
+
+
+HANDLERS["attack"] = Verb(choice_attack, possible_attack, run_attack)
 
 
 def _present(g, iid: int, stamp: int) -> bool:
@@ -238,7 +283,7 @@ def run_damage(g, t: tuple) -> None:
         return
     if not g.deck[p]:                                               # 4.5.3
         g.log.append({"type": "deck_out", "player": p, "during": "damage"})
-        _lose(g, p)
+        lose(g, p)
         return
     n -= 1                                                          # 4.5.4.1
     iid = g.deck[p].pop()                                           # 4.5.4.2
@@ -259,27 +304,7 @@ def run_damage(g, t: tuple) -> None:
 def damage_check(g, t: tuple) -> None:
     _, p, n = t
     if len(g.damage[p]) >= 10:                                      # 4.5.4.4
-        _lose(g, p)
+        lose(g, p)
     elif n > 0:                                                     # 4.5.4.5
         g.stack.append((K.T_DAMAGE, p, n))
 
-
-def _lose(g, p: int) -> None:
-    """``p`` meets a loss condition in damage processing: at once, or -- inside damage an
-    effect deals to each player (8.4.4) -- once every player's part is done (the loss
-    check below), so both losing there is a draw (1.2.3)."""
-    stack = g.stack
-    for i in range(len(stack) - 1, -1, -1):
-        if stack[i][0] == K.T_LOSS_CHECK:
-            if p not in stack[i][1]:
-                stack[i] = (K.T_LOSS_CHECK, stack[i][1] + (p,))
-            return
-        if stack[i][0] == K.T_FRAME:
-            break                                  # damage of another effect: not ours
-    g.lost[p] = True
-
-
-def loss_check(g, t: tuple) -> None:
-    """The end of damage an effect dealt to each player: who met a loss condition loses."""
-    for p in t[1]:
-        g.lost[p] = True

@@ -21,9 +21,27 @@ from .match import condition
 from .verbs import HANDLERS
 from .zones import move
 
+
 # frame fields
 F_P, F_SELF, F_KEY, F_STEP, F_SUB, F_PICKED, F_DID = range(1, 8)
 SUB_FRESH, SUB_YES, SUB_PICKING, SUB_PICKED = range(4)
+
+
+def _push_next(g, nxt: tuple, seq: tuple) -> int:
+    """Push the frame's next step; returns its index.  When the step just done ends a
+    group of actions joined by "additionally" (8.4.4.1), the group's marker goes above
+    it, so the group's losses are settled before the effect goes on."""
+    stack = g.stack
+    step = nxt[F_STEP]
+    if 0 < step <= len(seq) and seq[step - 1].additionally and \
+            not (step < len(seq) and seq[step].additionally) and stack and \
+            stack[-1][0] == K.T_LOSS_CHECK:
+        marker = stack.pop()
+        stack.append(nxt)
+        stack.append(marker)
+        return len(stack) - 2
+    stack.append(nxt)
+    return len(stack) - 1
 
 
 def push_frame(g, p: int, self_iid: int, ab: m.Ability) -> None:
@@ -61,9 +79,11 @@ def run_frame(g, f: tuple) -> None:
     a = seq[step]
     nxt = (K.T_FRAME, p, self_iid, key, step + 1, SUB_FRESH, (), False)
     if sub == SUB_FRESH:
+        if not a.additionally and step + 1 < len(seq) and seq[step + 1].additionally:
+            g.stack.append((K.T_LOSS_CHECK, ()))   # 8.4.4.1: a group of actions starts
         if (a.if_done and not did) or \
                 (a.condition is not None and not condition(g, p, self_iid, a.condition)):
-            g.stack.append(nxt)                    # 8.3.2: condition not met, skip
+            _push_next(g, nxt, seq)                # 8.3.2: condition not met, skip
             return
         if a.optional:
             g.stack.append(f)
@@ -84,8 +104,14 @@ def run_frame(g, f: tuple) -> None:
                     g.dec = (K.D_PICK, chooser, purpose, tuple(left), len(picked) >= lo, key,
                              self_iid)
                     return
-    pos = len(g.stack)
-    g.stack.append(nxt)                            # tasks the verb pushes go above it
+    count = h.count
+    if count is not None and sub != SUB_PICKED:    # 1.3.6: choose a number, one at a time
+        spec = count(g, p, self_iid, a)
+        if spec is not None and len(picked) < spec[1]:
+            g.stack.append((K.T_FRAME, p, self_iid, key, step, SUB_PICKING, picked, did))
+            g.dec = (K.D_YESNO, spec[0], key, self_iid, step, len(picked), spec[1])
+            return
+    pos = _push_next(g, nxt, seq)                  # tasks the verb pushes go above it
     if run(g, p, self_iid, a, picked):
         g.stack[pos] = nxt[:F_DID] + (True,)
 
@@ -101,12 +127,15 @@ def frame_pass(g, f: tuple) -> None:
     elif f[F_STEP] < 0:
         g.log.append({"type": "decline", "player": f[F_P], "card": g.card(f[F_SELF]).id})
     else:
-        g.stack.append((K.T_FRAME, f[F_P], f[F_SELF], f[F_KEY], f[F_STEP] + 1, SUB_FRESH, (),
-                        False))
+        _push_next(g, (K.T_FRAME, f[F_P], f[F_SELF], f[F_KEY], f[F_STEP] + 1, SUB_FRESH, (),
+                       False), g.db.abilities[f[F_KEY]].sequence)
 
 
 def frame_yes(g, f: tuple) -> None:
-    g.stack.append(f[:F_SUB] + (SUB_YES,) + f[F_SUB + 1:])
+    if f[F_SUB] == SUB_PICKING:                    # one more (a count being chosen)
+        frame_pick(g, f, 1)
+    else:
+        g.stack.append(f[:F_SUB] + (SUB_YES,) + f[F_SUB + 1:])
 
 
 # ------------------------------------------------------------------- batches

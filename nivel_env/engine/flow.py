@@ -13,7 +13,8 @@ from .match import gates_ok, matches
 from .rng import next_u64, shuffle
 from .leader import change_level
 from .stats import ensure
-from .zones import draw, queue, trash_from_field, trigger_timing
+from .zones import (draw, in_simultaneous_action, loss_check, queue, trash_from_field,
+                    trigger_timing)
 
 
 def setup(g, mirror: bool = False) -> None:
@@ -142,7 +143,7 @@ HANDLERS = {
     K.T_BATCH: effects.run_batch,
     K.T_DAMAGE: combat.run_damage,
     K.T_DAMAGE_CHECK: combat.damage_check,
-    K.T_LOSS_CHECK: combat.loss_check,
+    K.T_LOSS_CHECK: loss_check,
     K.T_DISCARD: effects.run_discard,
     K.T_GUARD: combat.run_guard,
     K.T_MULLIGAN: lambda g, t: (g.stack.append(t), setattr(g, "dec", (K.D_MULLIGAN, t[1]))),
@@ -171,6 +172,9 @@ def rule_processing(g) -> None:
     if g.dirty:
         ensure(g)
         zero = [g.unit[s] for s in range(6) if g.unit[s] >= 0 and g.pw[s] == 0]
+        if zero and in_simultaneous_action(g):                     # 8.4.4: once it is done
+            zero = []
+            g.dirty = True
         for iid in zero:                                           # 1.3.7.3
             g.log.append({"type": "power_zero", "card": g.card(iid).id, "iid": iid})
             trash_from_field(g, iid, by_effect=True)

@@ -39,10 +39,14 @@ def action_name(g, a: int) -> str:
     if a == A.SURRENDER:
         return "surrender"
     if a == A.YES:
+        if kind == K.D_YESNO and len(d) > 5:                         # choosing a number
+            return f"one more (now {d[5] + 1} of at most {d[6]})"
         return "yes"
     if a < A.PLAY and a not in (A.PASS,):
         return "reserved"
     if a == A.PASS:
+        if kind == K.D_YESNO and len(d) > 5:
+            return f"stop at {d[5]}"
         return {K.D_GUARDIAN: "no guardian", K.D_DEFENSE: "no defense", K.D_YESNO: "no",
                 K.D_PICK: "done choosing"}.get(kind, "pass")
     if a < A.ACTIVATE:
@@ -117,6 +121,8 @@ def decision_context(g) -> dict:
         ctx["ability"] = d[2]
         ctx["source"] = g.card(d[3]).id
         ctx["step"] = d[4]
+        if len(d) > 5:
+            ctx["count"], ctx["most"] = d[5], d[6]
     elif kind == K.D_PICK:
         ctx["purpose"] = K.PICK_PURPOSES[d[2]]
         ctx["candidates"] = [candidate_name(g, d, v) for v in d[3]]

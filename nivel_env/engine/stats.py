@@ -87,6 +87,18 @@ def _apply_mods(g, pw, ht, na, kws, cant, size) -> None:
                 kws[s] = kws[s] + (k,)
         elif kind == K.M_PROHIBIT:
             cant[s] |= amount
+        elif kind == K.M_SCALE_POWER:                                 # 1.3.7.2
+            pw[s] = scaled(pw[s], amount)
+        elif kind == K.M_SCALE_HIT:
+            ht[s] = scaled(ht[s], amount)
+
+
+def scaled(v: int, percent: int) -> int:
+    """``v`` times ``percent``/100, rounded half up (1.3.7.2); a negative value is 0
+    first (1.3.7.1)."""
+    if v <= 0:
+        return 0
+    return (2 * v * percent + 100) // 200
 
 
 def ensure(g) -> None:

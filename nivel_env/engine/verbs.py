@@ -11,7 +11,10 @@ Each verb has up to five functions (``Verb``):
 * ``run(g, p, self_iid, action, picked)`` -> whether it did anything (for "if you
   did", 8.3.2);
 * ``payable`` for the verbs that may be a cost: whether it can be paid in full;
-* ``passive`` for the verbs a passive ability may hold: its change to the derived values.
+* ``passive`` for the verbs a passive ability may hold: its change to the derived values;
+* ``count(g, p, self_iid, action)`` -> ``(chooser, most)`` when the player chooses a number
+  first (1.3.6, "draw up to N"), asked one "one more?" at a time; the run gets one entry in
+  ``picked`` per unit chosen.
 
 Effects "must" do as much as they can (1.3.2, 8.1.2.1); a count of 0 or less
 does nothing (1.3.3).
@@ -25,6 +28,7 @@ from .hooks import PASSIVE
 from .leader import change_level
 from .match import condition, matches, select, unit_slot, value
 from .rng import shuffle
+from .stats import scaled
 from .zones import draw, leave_field, move, trash_from_field
 
 
@@ -87,8 +91,16 @@ def _has_targets(g, p, self_iid, a) -> bool:
 
 # --------------------------------------------------------------------- verbs
 
+def count_draw(g, p, self_iid, a):
+    """4.4.4: "draw up to N": the drawer chooses 0..N, never more than their deck holds."""
+    if not a.up_to:
+        return None
+    q = _players(g, p, a.player)[0]
+    return q, min(value(g, p, self_iid, a.amount), len(g.deck[q]))
+
+
 def run_draw(g, p, self_iid, a, picked):
-    n = value(g, p, self_iid, a.amount)
+    n = len(picked) if a.up_to else value(g, p, self_iid, a.amount)
     if n <= 0:                                     # 4.4.5
         return False
     done = False
@@ -275,6 +287,37 @@ def run_prohibit(g, p, self_iid, a, picked):
     return bool(cards)
 
 
+def run_scale(g, p, self_iid, a, picked):
+    """1.3.7.2: multiply power or hit; a non-whole result rounds half up (in ``stats``)."""
+    kind = K.M_SCALE_POWER if a.stat == "power" else K.M_SCALE_HIT
+    cards = [i for i in targets(g, p, self_iid, a, picked) if g.where[i] >> 2 == K.Z_UNIT]
+    u = _until(a)
+    for iid in cards:
+        g.mods.append((kind, iid, a.percent, u, p))
+        g.log.append({"type": "scale", "card": g.card(iid).id, "iid": iid, "stat": a.stat,
+                      "factor": a.percent / 100, "until": a.until})
+    g.dirty = True
+    return bool(cards)
+
+
+def _result(outcome: str):
+    def run(g, p, self_iid, a, picked):
+        """1.2.5: the game ends at once, in the middle of the effect."""
+        players = _players(g, p, a.player)
+        losers = [1 - q for q in players] if outcome == "win" else list(players)
+        for q in players:
+            g.log.append({"type": "game_effect", "player": q, "outcome": outcome,
+                          "card": g.card(self_iid).id})
+        for q in losers:
+            g.lost[q] = True
+        return True
+    return run
+
+
+def _always(g, p, self_iid, a):
+    return True
+
+
 def _move_unit(g, p, self_iid, a):
     t = select(g, p, self_iid, a.target)
     if not t or g.where[t[0]] >> 2 != K.Z_UNIT:
@@ -368,6 +411,12 @@ def passive_prohibit(g, p, self_iid, act, pw, ht, na, kws, cant, size):
         cant[s] |= bit
 
 
+def passive_scale(g, p, self_iid, act, pw, ht, na, kws, cant, size):
+    stats = pw if act.stat == "power" else ht
+    for s in _units(g, p, self_iid, act):
+        stats[s] = scaled(stats[s], act.percent)
+
+
 def passive_size(g, p, self_iid, act, pw, ht, na, kws, cant, size):
     size[p if act.player == "you" else 1 - p] += act.size
 
@@ -396,6 +445,13 @@ class Verb(NamedTuple):
     run: Callable                     # carry it out; whether it did anything (8.3.2)
     payable: Optional[Callable] = None  # as a cost: can it be paid in full
     passive: Optional[Callable] = None  # in a passive ability: apply to derived values
+    count: Optional[Callable] = None    # a number the player chooses first (1.3.6)
+
+
+def _draw_possible(g, p, s, a):
+    if a.up_to:                                    # 4.4.4: at most what the deck holds
+        return bool(g.deck[_players(g, p, a.player)[0]]) and _some(g, p, s, a)
+    return _some(g, p, s, a)
 
 
 def _mill_possible(g, p, s, a):
@@ -412,7 +468,7 @@ def _level_possible(g, p, s, a):
 
 #: verb key -> its handlers (a test checks every vocabulary verb has them)
 HANDLERS = {
-    "draw": Verb(None, _some, run_draw),
+    "draw": Verb(None, _draw_possible, run_draw, count=count_draw),
     "discard": Verb(choice_discard, _hand_nonempty, run_discard, payable=payable_discard),
     "mill": Verb(None, _mill_possible, run_mill),
     "damage": Verb(None, _some, run_damage, payable=payable_damage),
@@ -430,6 +486,9 @@ HANDLERS = {
     "grant": Verb(_target_choice, _has_targets, run_grant, passive=passive_grant),
     "prohibit": Verb(_target_choice, _has_targets, run_prohibit, passive=passive_prohibit),
     "move": Verb(choice_move, possible_move, run_move),
+    "win": Verb(None, _always, _result("win")),
+    "lose": Verb(None, _always, _result("lose")),
+    "scale": Verb(_target_choice, _has_targets, run_scale, passive=passive_scale),
 }
 PASSIVE.update({k: h.passive for k, h in HANDLERS.items() if h.passive is not None})
 

@@ -27,6 +27,8 @@ class DecisionInfo(NamedTuple):
     lane: int = -1             # defense: the encounter unit's lane
     must: bool = False         # defense: it must defend (Duelist, 10.2.3.5.3)
     lanes: tuple = ()          # guardian: lanes whose unit may use Guardian
+    count: int = -1            # may choosing a number one "one more?" at a time (1.3.6,
+    most: int = -1             #   4.4.4): how many chosen so far, and the most allowed
 
 
 class BattleInfo(NamedTuple):
@@ -65,6 +67,9 @@ def decision_info(g) -> DecisionInfo | None:
         return DecisionInfo(kind, d[1], purpose=d[2], candidates=d[3], can_pass=d[4],
                             ability=d[5], source=d[6], step=step)
     if kind == K.D_YESNO:
+        if len(d) > 5:
+            return DecisionInfo(kind, d[1], ability=d[2], source=d[3], step=d[4], count=d[5],
+                                most=d[6])
         return DecisionInfo(kind, d[1], ability=d[2], source=d[3], step=d[4])
     if kind == K.D_DEFENSE:
         return DecisionInfo(kind, d[1], lane=d[2], must=d[3])

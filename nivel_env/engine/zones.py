@@ -59,6 +59,56 @@ def put(g, iid: int, zone: int, lane: int = 3, bottom: bool = False) -> None:
     g.dirty = True
 
 
+# ------------------------------------------------------- simultaneous actions (8.4.4)
+# One simultaneous action -- damage an effect deals to each player (8.4.4), or actions
+# joined by "additionally" (8.4.4.1) -- has a ``(T_LOSS_CHECK, losers)`` marker on the work
+# stack below the tasks it makes.  Until the marker is reached, a player who meets a loss
+# condition is only noted in it, and a unit whose power reached 0 stays (1.3.7.3 waits):
+# both are handled once every part is done, so both players losing there is a draw.
+
+def continues_group(g, f: tuple) -> bool:
+    """Whether frame ``f`` (on the stack, about to run its step) is in the middle of a
+    group of actions joined by "additionally"."""
+    seq = g.db.abilities[f[3]].sequence
+    step = f[4]
+    return 0 < step < len(seq) and seq[step].additionally
+
+
+def _marker(g) -> int:
+    """Index of the marker of the simultaneous action in progress, else -1."""
+    stack = g.stack
+    for i in range(len(stack) - 1, -1, -1):
+        kind = stack[i][0]
+        if kind == K.T_LOSS_CHECK:
+            return i
+        if kind == K.T_FRAME and not continues_group(g, stack[i]):
+            return -1                              # another effect's actions: not ours
+    return -1
+
+
+def in_simultaneous_action(g) -> bool:
+    return _marker(g) >= 0
+
+
+def lose(g, p: int) -> None:
+    """``p`` meets a loss condition (1.2.2): at once, or inside a simultaneous action once
+    all of it is done (8.4.4, 1.2.3)."""
+    i = _marker(g)
+    if i < 0:
+        g.lost[p] = True
+        return
+    t = g.stack[i]
+    if p not in t[1]:
+        g.stack[i] = (K.T_LOSS_CHECK, t[1] + (p,))
+
+
+def loss_check(g, t: tuple) -> None:
+    """The end of a simultaneous action: who met a loss condition in it loses (or, inside
+    an enclosing one, is noted there)."""
+    for p in t[1]:
+        lose(g, p)
+
+
 def move(g, iid: int, zone: int, lane: int = 3, bottom: bool = False) -> None:
     take(g, iid)
     put(g, iid, zone, lane, bottom)
@@ -69,8 +119,8 @@ def draw(g, p: int, n: int) -> int:
     done = 0
     for _ in range(n):
         if not g.deck[p]:
-            g.lost[p] = True
             g.log.append({"type": "deck_out", "player": p})
+            lose(g, p)
             break
         iid = g.deck[p].pop()
         g.hand[p].append(iid)

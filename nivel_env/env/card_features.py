@@ -25,6 +25,19 @@ from ..cards.text import keyword_set
 
 KEYWORDS = vocab.KEYWORD_NAMES                        # the 29 keywords of section 10
 VERB_NAMES = tuple(t.key for t in vocab.VERBS)        # the card language's verbs
+#: Verbs have columns in the card row (``COLUMNS``) for the first ``ROW_VERBS`` of them,
+#: the vocabulary as the row first shipped; verbs added since have columns in
+#: ``ADDED_COLUMNS``, observation blocks appended at the end, so a policy made before them
+#: still reads its layout as the observation's prefix.  ``ADDED_VERB_SLOTS`` leaves room
+#: for later verbs without another layout change.
+ROW_VERBS = 16
+ROW_VERB_NAMES = VERB_NAMES[:ROW_VERBS]
+ADDED_VERB_NAMES = VERB_NAMES[ROW_VERBS:]
+ADDED_VERB_SLOTS = 8
+if len(ADDED_VERB_NAMES) > ADDED_VERB_SLOTS:
+    raise RuntimeError(f"card_features: {len(ADDED_VERB_NAMES)} verbs added to the vocabulary "
+                       f"but {ADDED_VERB_SLOTS} observation slots for them: raise "
+                       f"ADDED_VERB_SLOTS (this changes the observation layout)")
 #: values in play (Pierce 2), then payments (Guardian: cards to pay)
 KEYWORD_VALUES = tuple(t.en for t in vocab.SUBKEYWORDS if t.value == "n") + \
     tuple(t.en for t in vocab.SUBKEYWORDS if t.value == "cost")
@@ -46,24 +59,45 @@ COLUMNS = (
     ("keyword_values", len(KEYWORD_VALUES), "printed value / 5 of " + ", ".join(KEYWORD_VALUES)
                                             + " (Guardian: cards to pay)"),
     ("gate_values", len(GATE_VALUES), "threshold / 10 of Level Link, Chain, Buff gates"),
-    ("verbs_self", len(VERB_NAMES), "multi-hot: effect verbs of the abilities (skill effect "
-                                    "included) acting on you or your cards: "
-                                    + ", ".join(VERB_NAMES)),
-    ("verbs_opponent", len(VERB_NAMES), "multi-hot: effect verbs acting on the opponent or "
-                                        "their cards (or on either player)"),
-    ("trigger_verbs", len(VERB_NAMES), "multi-hot: effect verbs of the trigger effect"),
+    ("verbs_self", ROW_VERBS, "multi-hot: effect verbs of the abilities (skill effect "
+                              "included) acting on you or your cards: "
+                              + ", ".join(ROW_VERB_NAMES)),
+    ("verbs_opponent", ROW_VERBS, "multi-hot: effect verbs acting on the opponent or "
+                                  "their cards (or on either player)"),
+    ("trigger_verbs", ROW_VERBS, "multi-hot: effect verbs of the trigger effect"),
     ("power_bonus", 1, "sum of power changes its abilities give / 10 (negative for debuffs)"),
     ("awakening", 1, "leader: awakening level / 10"),
     ("back_face", 1, "1 for an awakened leader's back face"),
     ("equip_condition", 1, "item: 1 when it can be equipped only to some units"),
 )
 WIDTH = sum(w for _, w, _ in COLUMNS)
+_added = ", ".join(ADDED_VERB_NAMES) + (f", then {ADDED_VERB_SLOTS - len(ADDED_VERB_NAMES)} "
+                                         f"slots kept free" if len(ADDED_VERB_NAMES) <
+                                         ADDED_VERB_SLOTS else "")
+#: a card row's columns for the verbs added since the row shipped (the observation's
+#: ``*_added`` blocks, one row per card row), same meanings as the row's verb columns
+ADDED_COLUMNS = (
+    ("added_verbs_self", ADDED_VERB_SLOTS, "as verbs_self, for the verbs " + _added),
+    ("added_verbs_opponent", ADDED_VERB_SLOTS, "as verbs_opponent, for the same verbs"),
+    ("added_trigger_verbs", ADDED_VERB_SLOTS, "as trigger_verbs, for the same verbs"),
+)
+ADDED_WIDTH = sum(w for _, w, _ in ADDED_COLUMNS)
+#: column name -> index in the full row (the card row, then the added columns)
 OFFSET = {}
 _o = 0
-for _name, _w, _ in COLUMNS:
+for _name, _w, _ in COLUMNS + ADDED_COLUMNS:
     OFFSET[_name] = _o
     _o += _w
-del _o, _name, _w
+del _o, _name, _w, _added
+
+
+def verb_column(column: str, verb: int) -> int:
+    """Full-row index of verb number ``verb`` (in ``VERB_NAMES``) in a verb column group
+    (``verbs_self``, ``verbs_opponent``, ``trigger_verbs``)."""
+    if verb < ROW_VERBS:
+        return OFFSET[column] + verb
+    return OFFSET["added_" + column if column != "trigger_verbs" else "added_trigger_verbs"] \
+        + verb - ROW_VERBS
 
 _TYPES = (m.LEADER, m.UNIT, m.ITEM, m.SKILL)
 
@@ -78,7 +112,8 @@ def _affects_opponent(a: m.Action) -> bool:
 
 
 def _face_row(card: m.Card, abilities: tuple, subkeywords: tuple, back: bool) -> np.ndarray:
-    r = np.zeros(WIDTH, dtype=np.float32)
+    """The full row: the card row's ``WIDTH`` columns, then the ``ADDED_WIDTH`` ones."""
+    r = np.zeros(WIDTH + ADDED_WIDTH, dtype=np.float32)
     r[OFFSET["present"]] = 1
     r[OFFSET["type"] + _TYPES.index(card.type)] = 1
     r[OFFSET["cost"]] = card.cost / 10
@@ -114,13 +149,13 @@ def _face_row(card: m.Card, abilities: tuple, subkeywords: tuple, back: bool) ->
     bonus = 0
     for a in acts:
         col = "verbs_opponent" if _affects_opponent(a) else "verbs_self"
-        r[OFFSET[col] + VERB_NAMES.index(a.verb)] = 1
+        r[verb_column(col, VERB_NAMES.index(a.verb))] = 1
         if a.verb == "modify":
             bonus += -a.power if _affects_opponent(a) else a.power
     r[OFFSET["power_bonus"]] = bonus / 10
     if not back:
         for a in card.trigger:
-            r[OFFSET["trigger_verbs"] + VERB_NAMES.index(a.verb)] = 1
+            r[verb_column("trigger_verbs", VERB_NAMES.index(a.verb))] = 1
     r[OFFSET["awakening"]] = card.awakening / 10
     r[OFFSET["back_face"]] = float(back)
     r[OFFSET["equip_condition"]] = float(card.equip is not None and not card.equip.is_empty())
@@ -132,7 +167,7 @@ class CardTable:
 
     def __init__(self, db):
         n = len(db.cards)
-        rows = [np.zeros(WIDTH, dtype=np.float32)]
+        rows = [np.zeros(WIDTH + ADDED_WIDTH, dtype=np.float32)]
         back_row = [0] * n
         for c in db.cards:
             rows.append(_face_row(c, c.abilities, c.subkeywords, False))
@@ -143,10 +178,13 @@ class CardTable:
         # custom pools may print values past the scale (hit 99 is 19.8): clip into the
         # observation's bounds, as the encoder does for everything it computes
         from .encoder import OBS_HIGH, OBS_LOW
-        self.matrix = np.ascontiguousarray(np.clip(np.stack(rows), OBS_LOW, OBS_HIGH))
-        self.matrix.setflags(write=False)
-        self.tenth = self.matrix * np.float32(0.1)      # zone summaries are sums / 10
-        self.tenth.setflags(write=False)
+        full = np.clip(np.stack(rows), OBS_LOW, OBS_HIGH)
+        #: the card rows (``WIDTH`` columns) and their added columns (``ADDED_WIDTH``)
+        self.matrix = np.ascontiguousarray(full[:, :WIDTH])
+        self.added = np.ascontiguousarray(full[:, WIDTH:])
+        self.tenth = full * np.float32(0.1)             # zone summaries are sums / 10
+        for a in (self.matrix, self.added, self.tenth):
+            a.setflags(write=False)
         #: card index -> row of its back face (0 for cards without one)
         self.back_row = tuple(back_row)
         #: ability key -> (verbs multi-hot as a tuple of verb indices)

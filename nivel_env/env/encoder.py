@@ -38,7 +38,7 @@ KNOWN_ROWS = 8        # cards known to be in the opponent's hand shown (the late
 ITEM_ROWS = 2         # items shown per unit (more are counted in the field block)
 SUBKEYWORDS = tuple(t.en for t in vocab.SUBKEYWORDS)            # the vocabulary's order
 VALUE_KEYWORDS = tuple(t.en for t in vocab.SUBKEYWORDS if t.value == "n")
-N_VERBS = len(cf.VERB_NAMES)
+N_VERBS = cf.ROW_VERBS                 # verbs with columns in the first layout's blocks
 
 # card rows, in order
 ROW_LEADERS = 0                                   # mine, opponent's
@@ -122,7 +122,7 @@ BLOCKS = (
     ("defender_lane", 3, "defense decision: one-hot lane of the unit that may defend"),
     ("must_defend", 1, "defense decision: Duelist forces the defense"),
     ("effect_verbs", N_VERBS, "may / pick inside an effect: verbs of the ability being "
-                              "resolved: " + ", ".join(cf.VERB_NAMES)),
+                              "resolved: " + ", ".join(cf.ROW_VERB_NAMES)),
     ("effect_step_verb", N_VERBS, "one-hot: the verb of the step asking now"),
     ("effect_mine", 1, "the effect being resolved is the observer's"),
     ("in_battle", 1, "a battle is in progress (7)"),
@@ -149,10 +149,22 @@ BLOCKS = (
      "card rows of cards known to be in the opponent's hand, latest last: cards they had to "
      "reveal (3.1.7) and cards that went there from an open zone (returned from the field, "
      "salvaged from the trash); a row stays until the card leaves their hand"),
+    # ------------------------------------------ appended when verbs were added (1.2.5 ...)
+    ("count", 2, "may decision that chooses a number one \"one more?\" at a time (draw up to "
+                 "N, 4.4.4): chosen so far / 10, the most that may be chosen / 10"),
+    ("effect_added_verbs", cf.ADDED_VERB_SLOTS, "as effect_verbs, for the verbs added since "
+                                                "(card_features.ADDED_VERB_NAMES)"),
+    ("effect_step_added_verb", cf.ADDED_VERB_SLOTS, "as effect_step_verb, for the same verbs"),
+    ("cards_added", (CARD_ROWS, cf.ADDED_WIDTH), "the added columns "
+                                                 "(card_features.ADDED_COLUMNS) of each row of "
+                                                 "`cards`, in the same order"),
+    ("zones_added", (len(ZONES), cf.ADDED_WIDTH), "the same for `zones` (sums / 10)"),
+    ("known_added", (KNOWN_ROWS, cf.ADDED_WIDTH), "the same for `opponent_known_hand`"),
 )
-#: blocks added after a layout shipped: a policy made for the layout without them reads
-#: the observation's prefix (agents.policy slices it)
-APPENDED = ("opponent_known_hand",)
+#: blocks added after a layout shipped, by the first block of each addition: a policy
+#: made for the layout before an addition reads the observation's prefix up to it
+#: (agents.policy slices it)
+STAGES = ("opponent_known_hand", "count")
 
 
 def _size(shape) -> int:
@@ -172,11 +184,14 @@ for _name, _shape, _ in BLOCKS:
 OBS_SIZE = _o
 del _o, _name, _shape
 
+
 def layout_version(blocks) -> str:
-    """A hash of a layout: block names and shapes, card columns, the action space."""
+    """A hash of a layout: block names and shapes, card columns, the action space.  The
+    verbs in it are the card row's; added verbs fill reserved slots (their names do not
+    change the layout, their count does through the blocks' shapes)."""
     return __import__("hashlib").sha256(repr((
         [(n, s) for n, s, _ in blocks], [(n, w) for n, w, _ in cf.COLUMNS], A.N_ACTIONS,
-        cf.VERB_NAMES, cf.KEYWORDS)).encode()).hexdigest()[:12]
+        cf.ROW_VERB_NAMES, cf.KEYWORDS)).encode()).hexdigest()[:12]
 
 
 #: Changes whenever the layout does; trained policy files record it and refuse to load
@@ -185,11 +200,10 @@ LAYOUT_VERSION = layout_version(BLOCKS)
 #: every layout a policy file may name -> the observation size that policy reads: this one,
 #: and this one without the blocks appended since (its prefix)
 READABLE_LAYOUTS = {LAYOUT_VERSION: OBS_SIZE}
-_k = len(BLOCKS)
-while _k > 0 and BLOCKS[_k - 1][0] in APPENDED:
-    _k -= 1
-    READABLE_LAYOUTS[layout_version(BLOCKS[:_k])] = OFFSETS[BLOCKS[_k][0]]
-del _k
+for _first in STAGES:
+    _k = [n for n, _, _ in BLOCKS].index(_first)
+    READABLE_LAYOUTS[layout_version(BLOCKS[:_k])] = OFFSETS[_first]
+del _k, _first
 
 
 
@@ -223,12 +237,29 @@ class Encoder:
         self.table = cf.card_table(db)
         self.db = db
         self.bufs = [np.zeros(OBS_SIZE, dtype=np.float32) for _ in range(2)]
-        c, z = OFFSETS["cards"], OFFSETS["zones"]
-        self._head = [b[OFFSETS["seat"]:c] for b in self.bufs]   # values are all rewritten
-        k = OFFSETS["opponent_known_hand"]
-        self._cards = [b[c:z].reshape(CARD_ROWS, cf.WIDTH) for b in self.bufs]
-        self._zones = [b[z:k].reshape(len(ZONES), cf.WIDTH) for b in self.bufs]
-        self._known = [b[k:].reshape(KNOWN_ROWS, cf.WIDTH) for b in self.bufs]
+        O = OFFSETS
+        c, z, k = O["cards"], O["zones"], O["opponent_known_hand"]
+        ca, za, ka = O["cards_added"], O["zones_added"], O["known_added"]
+        W, AW = cf.WIDTH, cf.ADDED_WIDTH
+        # flags and sparse values, all rewritten per call: seat .. cards, count .. cards_added
+        self._head = [(b[O["seat"]:c], b[O["count"]:ca]) for b in self.bufs]
+        self._cards = [(b[c:z].reshape(CARD_ROWS, W), b[ca:za].reshape(CARD_ROWS, AW))
+                       for b in self.bufs]
+        self._zones = [(b[z:k].reshape(len(ZONES), W), b[za:ka].reshape(len(ZONES), AW))
+                       for b in self.bufs]
+        self._known = [(b[k:O["count"]].reshape(KNOWN_ROWS, W),
+                        b[ka:].reshape(KNOWN_ROWS, AW)) for b in self.bufs]
+        # ability key -> observation indices of its verbs (effect_verbs or the added block),
+        # and of each step's verb (effect_step_verb or effect_step_added_verb)
+        tb = self.table
+
+        def col(verb: int, row_block: str, added_block: str) -> int:
+            return O[row_block] + verb if verb < cf.ROW_VERBS else \
+                O[added_block] + verb - cf.ROW_VERBS
+        self._ab_verbs = tuple(tuple(col(v, "effect_verbs", "effect_added_verbs") for v in vs)
+                               for vs in tb.ability_verbs)
+        self._ab_steps = tuple(tuple(col(v, "effect_step_verb", "effect_step_added_verb")
+                                     for v in vs) for vs in tb.ability_step_verbs)
         self._nrows = self.table.matrix.shape[0]
         # a zone of at most this many cards cannot sum past the bounds (rows are <= 1/10th)
         peak = float(np.abs(self.table.tenth).max()) or 1.0
@@ -255,8 +286,9 @@ class Encoder:
         # zone summaries, shared by both observers: index kind * 2 + owner for
         # (trash, damage, skill) x (player 0, player 1); contents seen, sums, versions
         self._zlist: list = [[] for _ in range(6)]
-        self._zsum = np.zeros((6, cf.WIDTH), np.float32)
-        self._zout = np.zeros((6, cf.WIDTH), np.float32)       # the sums clipped to bounds
+        full = cf.WIDTH + cf.ADDED_WIDTH                       # sums of full rows
+        self._zsum = np.zeros((6, full), np.float32)
+        self._zout = np.zeros((6, full), np.float32)           # the sums clipped to bounds
         self._zver = [0] * 6
         self._zwritten = [[-1] * 6 for _ in range(2)]
 
@@ -280,7 +312,9 @@ class Encoder:
         rowof = self._row_of(g)
         tb = self.table
         buf = self.bufs[p]
-        self._head[p].fill(0.0)
+        head, tail = self._head[p]
+        head.fill(0.0)
+        tail.fill(0.0)
         o = 1 - p
         rows = [0] * CARD_ROWS
         ones: list = []
@@ -313,12 +347,15 @@ class Encoder:
                     ones.append(O["can_pass"])
                 key, src = d.ability, d.source
                 if key >= 0 and d.step >= 0:
-                    ones.append(O["effect_step_verb"] + tb.ability_step_verbs[key][d.step])
+                    ones.append(self._ab_steps[key][d.step])
                 vals[3] = self._candidates(g, p, d, rowof, rows, ones, vi, vv, dv.power) / CANDIDATE_ROWS
             elif kind == K.D_YESNO:
                 key, src = d.ability, d.source
                 if d.step >= 0:
-                    ones.append(O["effect_step_verb"] + tb.ability_step_verbs[key][d.step])
+                    ones.append(self._ab_steps[key][d.step])
+                if d.most >= 0:                          # choosing a number (4.4.4)
+                    vi += (O["count"], O["count"] + 1)
+                    vv += (d.count / 10, d.most / 10)
             elif kind == K.D_GUARDIAN:
                 ones.extend(O["guardian_lanes"] + lane for lane in d.lanes)
             elif kind == K.D_DEFENSE:
@@ -326,8 +363,7 @@ class Encoder:
                 if d.must:
                     ones.append(O["must_defend"])
             if key >= 0:
-                ov = O["effect_verbs"]
-                ones.extend(ov + v for v in tb.ability_verbs[key])
+                ones.extend(self._ab_verbs[key])
             if src >= 0:
                 if src // K.PER == p:
                     ones.append(O["effect_mine"])
@@ -457,22 +493,28 @@ class Encoder:
                 zlist[kq] = lst[:]
                 zver[kq] += 1
         written = self._zwritten[p]
-        zones_p = self._zones[p]
+        zones_p, zones_added_p = self._zones[p]
+        W = cf.WIDTH
         for z, kq in enumerate(_ZONE_SOURCES[p]):
             if written[z] != zver[kq]:
                 written[z] = zver[kq]
-                zones_p[z] = zout[kq]
+                zones_p[z] = zout[kq, :W]
+                zones_added_p[z] = zout[kq, W:]
         # ---------------------------------------------------------------- write
         if rows != self._last_rows[p]:
             self._last_rows[p] = rows
-            tb.matrix.take(rows, 0, self._cards[p], "clip")   # 'clip' writes out unbuffered
+            cards_p, cards_added_p = self._cards[p]
+            tb.matrix.take(rows, 0, cards_p, "clip")   # 'clip' writes out unbuffered
+            tb.added.take(rows, 0, cards_added_p, "clip")
         known, lk = g.known[o], self._last_known[p]
         if known or lk != []:                       # None: this buffer's rows are unknown
             krows = [rowof[i] for i in known[-KNOWN_ROWS:]]
             if krows != lk:
                 self._last_known[p] = krows
-                tb.matrix.take(krows + [0] * (KNOWN_ROWS - len(krows)), 0, self._known[p],
-                               "clip")
+                padded = krows + [0] * (KNOWN_ROWS - len(krows))
+                known_p, known_added_p = self._known[p]
+                tb.matrix.take(padded, 0, known_p, "clip")
+                tb.added.take(padded, 0, known_added_p, "clip")
         if big:
             vals = [OBS_HIGH if v > OBS_HIGH else OBS_LOW if v < OBS_LOW else v for v in vals]
         buf[:_NVALUES] = vals
@@ -582,9 +624,14 @@ more than {KNOWN_ROWS} known cards in the opponent's hand.  The one piece of mem
 be in the opponent's hand (`opponent_known_hand`) -- a card they had to reveal (3.1.7) or one
 that went there from an open zone -- until it leaves their hand.
 
-Layout `8ec8ba45303d` (the one `nv1-ppo` was trained for) is this layout without the
-`opponent_known_hand` block: a policy file made for it reads the first
-{READABLE_LAYOUTS.get("8ec8ba45303d", 0)} values.
+Earlier layouts are this one's prefix, so policy files made for them still load and read
+the start of the vector: layout `8ec8ba45303d` (the one `nv1-ppo` was trained for) ends
+before `opponent_known_hand` (the first {READABLE_LAYOUTS.get("8ec8ba45303d", 0)} values); layout
+`ad1491a31dc9` (`nv2-ppo`) ends before `count`, the blocks appended for the verbs the card
+language gained later (the first {READABLE_LAYOUTS.get("ad1491a31dc9", 0)} values).  Those verbs
+(win, lose, attack, scale) have their card-row columns in `cards_added`, `zones_added` and
+`known_added`, one row per row of `cards`, `zones` and `opponent_known_hand`; their
+{cf.ADDED_VERB_SLOTS} slots per column group leave room for later verbs with no layout change.
 
 ```python
 from nivel_env.env.encoder import OFFSETS, OBS_SIZE   # block name -> first index

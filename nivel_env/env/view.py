@@ -40,7 +40,13 @@ class ObservationView:
         self.cards = obs[_O["cards"]:_O["zones"]].reshape(E.CARD_ROWS, cf.WIDTH)
         self.zones = obs[_O["zones"]:_O["opponent_known_hand"]].reshape(len(E.ZONES), cf.WIDTH)
         #: rows of cards known to be in the opponent's hand (column 0 is 1 where one is)
-        self.known = obs[_O["opponent_known_hand"]:].reshape(E.KNOWN_ROWS, cf.WIDTH)
+        self.known = obs[_O["opponent_known_hand"]:_O["count"]].reshape(E.KNOWN_ROWS, cf.WIDTH)
+        #: the added columns (card_features.ADDED_COLUMNS) of those three, row for row
+        self.cards_added = obs[_O["cards_added"]:_O["zones_added"]].reshape(E.CARD_ROWS,
+                                                                           cf.ADDED_WIDTH)
+        self.zones_added = obs[_O["zones_added"]:_O["known_added"]].reshape(len(E.ZONES),
+                                                                           cf.ADDED_WIDTH)
+        self.known_added = obs[_O["known_added"]:].reshape(E.KNOWN_ROWS, cf.ADDED_WIDTH)
         self._fv = obs[_O["field_values"]:_O["seat"]].reshape(6, len(E.FIELD_VALUES))
         self._ff = obs[_O["field_flags"]:_O["hand_slots"]].reshape(6, len(E.FIELD_FLAGS))
         self._cand = obs[_O["candidate_slots"]:_O["cards"]].reshape(E.CANDIDATE_ROWS,
