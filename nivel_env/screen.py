@@ -136,6 +136,8 @@ def decision_line(g) -> str:
         bits.append(c["purpose"])
     if "source" in c:
         bits.append(f"effect of {g.db.get(c['source']).name}")
+    if "most" in c:                                # a number chosen one at a time (4.4.4)
+        bits.append(f"how many: {c['count']} chosen so far, at most {c['most']}")
     return " — ".join(bits)
 
 

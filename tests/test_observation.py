@@ -192,3 +192,83 @@ def test_a_number_being_chosen_shows_how_many_so_far_and_the_most():
         assert np.allclose(obs[OFFSETS["count"]:OFFSETS["count"] + 2], [0.1, 0.3])
         step = obs[OFFSETS["effect_step_verb"]:OFFSETS["effect_step_verb"] + cf.ROW_VERBS]
         assert step[cf.VERB_NAMES.index("draw")] == 1
+
+
+def _named_reference(g, p):
+    """Every numeric value of the leading block, computed here from the engine's read API
+    by name -- independent of the encoder's filler, which writes them in spec order."""
+    from nivel_env.engine.view import decision_info, derived
+    dv, d = derived(g), decision_info(g)
+    cards = g.db.cards
+
+    def cost(iid):
+        return cards[g.defs[iid]].cost
+    glob = {"turn": g.turn / g.cfg.max_turns, "turn_early": min(g.turn, 30) / 30,
+            "attacks_this_turn": len(g.attacked) / 5,
+            "candidates": (len(d.candidates) / 16 if d is not None and d.kind == K.D_PICK
+                           and d.player == p else None)}
+    players = []
+    for q in (p, 1 - p):
+        units = [g.unit[s] for s in range(q * 3, q * 3 + 3) if g.unit[s] >= 0]
+        used = sum(cost(u) + sum(cost(i) for i in g.items[q * 3 + (g.where[u] & 3)])
+                   for u in units) + sum(cost(i) for i in g.skill[q])
+        players.append({"level": g.level[q] / 10, "size": dv.size[q] / 10,
+                        "cost_in_use": used / 10, "room": (dv.size[q] - used) / 10,
+                        "damage": len(g.damage[q]) / 10, "deck": len(g.deck[q]) / 40,
+                        "hand": len(g.hand[q]) / 10, "trash": len(g.trash[q]) / 40,
+                        "skills": len(g.skill[q]) / 10, "units": len(units) / 3})
+    lanes = []
+    for s in ((0, 1, 2, 3, 4, 5) if p == 0 else (3, 4, 5, 0, 1, 2)):
+        u = g.unit[s]
+        if u < 0:
+            lanes.append(None)
+            continue
+        c = cards[g.defs[u]]
+        lane = {"power": dv.power[s] / 10, "hit": dv.hit[s] / 5,
+                "power_change": (dv.power[s] - c.power) / 10,
+                "hit_change": (dv.hit[s] - c.hit) / 5, "attacks_allowed": dv.attacks[s] / 2,
+                "attacks_made": sum(1 for i, _ in g.attacked if i == u) / 2,
+                "items": len(g.items[s]) / 3}
+        for name, _ in FIELD_VALUES:
+            if name.endswith("_value"):
+                ns = [k.n for k in dv.keywords[s] if k.name.lower() + "_value" == name]
+                lane[name] = max(ns, default=0) / 5
+        lanes.append(lane)
+    return glob, players, lanes
+
+
+def test_every_leading_value_is_what_its_spec_name_says():
+    """The filler writes the leading values in spec order; this binds each position to its
+    name over many positions of random games, so spec and filler cannot drift apart."""
+    import random
+
+    from nivel_env.cards import load_deck
+    from nivel_env.engine import new_game
+    from nivel_env.env.encoder import GLOBAL_VALUES
+    db = load_card_db()
+    enc = Encoder(db)
+    rng = random.Random(5)
+    checked = 0
+    for seed in range(12):
+        g = new_game(load_deck("ember-rush"), load_deck("anvil-guild"), seed=seed)
+        while not g.is_terminal():
+            if rng.random() < 0.2:
+                for p in (0, 1):
+                    obs = enc.encode(g, p, g.legal_actions() if g.current_player == p
+                                     else None)
+                    glob, players, lanes = _named_reference(g, p)
+                    for i, (name, _) in enumerate(GLOBAL_VALUES):
+                        if glob[name] is not None:
+                            assert np.isclose(obs[OFFSETS["global_values"] + i], glob[name]), name
+                    for block, want in zip(("me_values", "opponent_values"), players):
+                        for i, (name, _) in enumerate(PLAYER_VALUES):
+                            assert np.isclose(obs[OFFSETS[block] + i], want[name]), name
+                    fv = obs[OFFSETS["field_values"]:OFFSETS["seat"]].reshape(6, -1)
+                    for k, want in enumerate(lanes):
+                        for i, (name, _) in enumerate(FIELD_VALUES):
+                            got = fv[k, i]
+                            assert np.isclose(got, 0 if want is None else want[name]), name
+                    checked += 1
+            legal = g.legal_actions()
+            g.apply_action(legal[rng.randrange(len(legal))])
+    assert checked > 200
