@@ -59,6 +59,13 @@ def make(db, p0=None, p1=None, **top):
                  db)
 
 
+def pool_with(tmp_dir, text: str):
+    """The test pool plus the cards of a YAML ``text`` (written into ``tmp_dir``)."""
+    f = Path(tmp_dir) / "extra.yaml"
+    f.write_text(text, encoding="utf-8")
+    return load_card_db([TEST_POOL, f])
+
+
 def names(g):
     return {g.action_name(a): a for a in g.legal_actions()}
 
@@ -87,4 +94,4 @@ def to_attack(g):
     return do(g, "end main phase")
 
 
-__all__ = ["A", "P", "make", "names", "do", "unit", "power", "to_attack"]
+__all__ = ["A", "P", "make", "pool_with", "names", "do", "unit", "power", "to_attack"]

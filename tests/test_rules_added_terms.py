@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import P, TEST_POOL, do, names, power, to_attack
+from conftest import P, do, make, names, pool_with, power, to_attack
 from nivel_env.cards import load_card_db
 from nivel_env.cards.db import bundled_card_files
 from nivel_env.cards.schema import CardDataError
@@ -60,13 +60,20 @@ EXTRA = """cards:
 
 @pytest.fixture(scope="module")
 def xdb(tmp_path_factory):
-    f = tmp_path_factory.mktemp("pool") / "extra.yaml"
-    f.write_text(EXTRA, encoding="utf-8")
-    return load_card_db([TEST_POOL, f])
+    return pool_with(tmp_path_factory.mktemp("pool"), EXTRA)
 
 
 def game(db, p0, p1, **top):
-    return build({"players": [p0, p1], "check_field_cost": False, **top}, db)
+    return make(db, p0, p1, **top)
+
+
+def refused(tmp_path, effect: str, field: str):
+    """A card with this effect fails to load, with an error naming the card and field."""
+    f = tmp_path / "bad.yaml"
+    f.write_text("cards:\n  - {id: B-1, type: skill, name: B, cost: 0, attribute: fire,\n"
+                 f"     effect: [{effect}]}}\n", encoding="utf-8")
+    with pytest.raises(CardDataError, match="B-1.*" + field):
+        load_card_db([f])
 
 
 # ------------------------------------------------------------- 1.2.5 win / lose
@@ -87,11 +94,7 @@ def test_1_2_5_with_1_2_3_each_player_losing_by_an_effect_is_a_draw(xdb):
 
 
 def test_win_for_each_player_is_refused_with_the_field_named(tmp_path):
-    f = tmp_path / "bad.yaml"
-    f.write_text("cards:\n  - {id: B-1, type: skill, name: B, cost: 0, attribute: fire,\n"
-                 "     effect: [{win: each}]}\n", encoding="utf-8")
-    with pytest.raises(CardDataError, match=r"B-1.*effect\[0\]\.win\.player"):
-        load_card_db([f])
+    refused(tmp_path, "{win: each}", r"effect\[0\]\.win\.player")
 
 
 # ------------------------------------------------------------ 4.4.4 draw up to N
@@ -137,12 +140,7 @@ def test_4_4_4_the_opponent_chooses_their_own_count(xdb):
 
 
 def test_4_4_4_up_to_for_each_player_is_refused(tmp_path):
-    f = tmp_path / "bad.yaml"
-    f.write_text("cards:\n  - {id: B-2, type: skill, name: B, cost: 0, attribute: fire,\n"
-                 "     effect: [{draw: {amount: 2, up_to: true, player: each}}]}\n",
-                 encoding="utf-8")
-    with pytest.raises(CardDataError, match=r"B-2.*up_to"):
-        load_card_db([f])
+    refused(tmp_path, "{draw: {amount: 2, up_to: true, player: each}}", r"up_to")
 
 
 # -------------------------------------------------- 7.2.1.1 attack by an effect
@@ -183,12 +181,7 @@ def test_7_2_1_1_a_unit_forbidden_to_attack_cannot_be_made_to(xdb):
 
 
 def test_attack_only_by_your_own_unit(tmp_path):
-    f = tmp_path / "bad.yaml"
-    f.write_text("cards:\n  - {id: B-3, type: skill, name: B, cost: 0, attribute: fire,\n"
-                 "     effect: [{attack: {who: opponent, zone: unit, choose: 1}}]}\n",
-                 encoding="utf-8")
-    with pytest.raises(CardDataError, match=r"B-3.*attack\.target"):
-        load_card_db([f])
+    refused(tmp_path, "{attack: {who: opponent, zone: unit, choose: 1}}", r"attack\.target")
 
 
 # ------------------------------------------------------- 8.4.4.1 additionally
@@ -218,11 +211,7 @@ def test_8_4_4_1_a_unit_at_power_0_inside_the_action_is_judged_after_it(xdb):
 
 
 def test_additionally_cannot_start_an_effect(tmp_path):
-    f = tmp_path / "bad.yaml"
-    f.write_text("cards:\n  - {id: B-4, type: skill, name: B, cost: 0, attribute: fire,\n"
-                 "     effect: [{draw: 1, additionally: true}]}\n", encoding="utf-8")
-    with pytest.raises(CardDataError, match=r"B-4.*effect\[0\]\.additionally"):
-        load_card_db([f])
+    refused(tmp_path, "{draw: 1, additionally: true}", r"effect\[0\]\.additionally")
 
 
 # ------------------------------------------------------ 1.3.7.2 rounding
@@ -255,11 +244,7 @@ def test_1_3_7_2_a_passive_halving_applies_after_modifiers(xdb):
 
 
 def test_a_factor_that_is_not_in_hundredths_is_refused(tmp_path):
-    f = tmp_path / "bad.yaml"
-    f.write_text("cards:\n  - {id: B-5, type: skill, name: B, cost: 0, attribute: fire,\n"
-                 "     effect: [{scale: {target: self, factor: 0.333}}]}\n", encoding="utf-8")
-    with pytest.raises(CardDataError, match=r"B-5.*factor"):
-        load_card_db([f])
+    refused(tmp_path, "{scale: {target: self, factor: 0.333}}", r"factor")
 
 
 # ------------------------------------------ the bundled cards (cases: tests/cards/edicts.yaml)

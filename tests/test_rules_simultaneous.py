@@ -3,8 +3,7 @@ in it is a draw, for damage as for draws); 1.3.3 / 4.4.5 / 8.1.3.1.2: an activat
 whose every action would be done zero times cannot be used (docs/rulings.md R16, R17)."""
 import pytest
 
-from conftest import P, TEST_POOL, do, names
-from nivel_env.cards import load_card_db
+from conftest import P, do, make, names, pool_with
 from nivel_env.engine import const as K
 from nivel_env.engine.scenario import build
 
@@ -22,14 +21,11 @@ EXTRA = """cards:
 
 @pytest.fixture(scope="module")
 def xdb(tmp_path_factory):
-    f = tmp_path_factory.mktemp("pool") / "extra.yaml"
-    f.write_text(EXTRA, encoding="utf-8")
-    return load_card_db([TEST_POOL, f])
+    return pool_with(tmp_path_factory.mktemp("pool"), EXTRA)
 
 
-def game(xdb, p0, p1, **cfg):
-    return build({"players": [p0, p1], "check_field_cost": False,
-                  **({"config": cfg} if cfg else {})}, xdb)
+def game(db, p0, p1, **cfg):
+    return make(db, p0, p1, **({"config": cfg} if cfg else {}))
 
 
 def nine_damage(**kw):
