@@ -26,6 +26,9 @@ the game's seed and their seat, not from the worker).
     # is A stronger than B against the field?  Batches until a sequential test decides
     python evaluate.py compare a.deck b.deck --elo0 0 --elo1 10 --alpha 0.05 --beta 0.05
 
+    # any command on a Ray cluster (or a local Ray instance without ADDRESS): same results
+    python evaluate.py decks --games 200 --ray 10.0.0.5:6379
+
 All write CSV, JSON and PNGs to --out (docs/decks.md explains the deck statistics).
 """
 from __future__ import annotations
@@ -38,7 +41,8 @@ from pathlib import Path
 
 from agents.deck_commands import (PILOT, PILOT_FALLBACK, compare, deck_benchmark,
                                   default_pilot, gauntlet)
-from agents.games import cached_agent, run_tasks, think_time_report
+from agents import games
+from agents.games import backend_info, cached_agent, run_tasks, think_time_report
 from agents.tables import (print_report, rating_table, score_matrix, se_ratio, unique_labels,
                            write_tables)
 
@@ -75,7 +79,8 @@ def agents_tournament(args) -> dict:
     labels = unique_labels(specs)
     m, rows = score_matrix(labels, per_pair)
     anchor = labels.index("random") if "random" in labels else None
-    report = {"command": "python evaluate.py " + " ".join(args.argv), "kind": "agents",
+    report = {"command": "python evaluate.py " + " ".join(args.argv),
+              "ran_on": backend_info(args.workers), "kind": "agents",
               "agents": specs, "against": against or None, "labels": labels, "decks": decks,
               "games_per_pair": 2 * args.games,
               "play": "duplicate: each seed's deal played twice, agents exchanged",
@@ -104,6 +109,11 @@ def main(argv=None) -> int:
     common.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     common.add_argument("--bootstrap", type=int, default=1000, help="bootstrap samples")
     common.add_argument("--no-progress", action="store_true")
+    common.add_argument("--ray", nargs="?", const="local", metavar="ADDRESS",
+                        help="play the games as Ray tasks: on the cluster at ADDRESS "
+                             "(host:port of `ray start --head`, or auto), or without ADDRESS "
+                             "on a local Ray instance of --workers CPUs; same results as "
+                             "without (needs the [ray] extra)")
     common.add_argument("--save-replays", metavar="DIR",
                         help="write every game as a replay file into DIR (python -m nivel_env "
                              "replay FILE to watch one)")
@@ -175,8 +185,20 @@ def main(argv=None) -> int:
         if args.pilot is None:
             args.pilot, args.pilot_why = default_pilot()
     from agents.deck_tune import tune
-    {"agents": agents_tournament, "decks": deck_benchmark, "gauntlet": gauntlet,
-     "compare": compare, "tune": tune}[args.command](args)
+    own = bool(args.ray) and games.BACKEND is None
+    if own:
+        from agents.ray_backend import RayPool
+        games.BACKEND = RayPool(None if args.ray == "local" else args.ray, args.workers)
+    try:
+        {"agents": agents_tournament, "decks": deck_benchmark, "gauntlet": gauntlet,
+         "compare": compare, "tune": tune}[args.command](args)
+    finally:
+        if own:
+            info = games.BACKEND.report()
+            print(f"ray ({info['address']}, {info['cpus']} CPUs): "
+                  f"{info['batches_retried']} batch(es) played again after a worker died")
+            games.BACKEND.shutdown()
+            games.BACKEND = None
     return 0
 
 

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .games import BLOCK, cached_agent, cached_deck, play_block, run_tasks, worker_pool
+from .games import (BLOCK, backend_info, cached_agent, cached_deck, play_block, run_tasks,
+                    worker_pool)
 from .ratings import paired_score, wilson
 from .tables import (print_report, rating_table, score_matrix, se_ratio, unique_labels,
                      write_tables)
@@ -128,7 +129,8 @@ def _deck_report(args, kind: str, decks, per_pair, units, all_games, field=None,
     deck_lists = {label_of[d]: sorted(set(cached_deck(d).card_ids())) for d in decks}
     cards = card_table(units, samples=args.bootstrap, seed=args.seed, names=names,
                        deck_lists=deck_lists, decks={labels[mine]} if mine is not None else None)
-    report = {"command": "python evaluate.py " + " ".join(args.argv), "kind": kind,
+    report = {"command": "python evaluate.py " + " ".join(args.argv),
+              "ran_on": backend_info(args.workers), "kind": kind,
               "pilot": args.pilot, "pilot_chosen": args.pilot_why, "agent": args.pilot,
               "decks": decks, "games": n,
               "games_per_pair": 2 * args.games,
@@ -348,7 +350,8 @@ def compare(args) -> dict:
     finally:
         if pool is not None:
             pool.shutdown()
-    report = {"command": "python evaluate.py " + " ".join(args.argv), "kind": "compare",
+    report = {"command": "python evaluate.py " + " ".join(args.argv),
+              "ran_on": backend_info(args.workers), "kind": "compare",
               **report}
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

@@ -53,7 +53,7 @@ def tune(args) -> dict:
 
     from .deck_commands import (check_decks, deck_tasks, run_deck_tasks, say_pilot,
                                 sprt_test)
-    from .games import cached_deck, worker_pool
+    from .games import backend_info, cached_deck, worker_pool
     from .ratings import paired_score
     from .sprt import SPRT
     field = [d for d in (args.field or list_decks()) if d != args.deck]
@@ -125,7 +125,8 @@ def tune(args) -> dict:
             pool.shutdown()
     (out / "tuned.deck").write_text(format_deck(
         current, f"tuned from {args.deck} by evaluate.py tune ({len(path)} swaps)"))
-    report = {"command": "python evaluate.py " + " ".join(args.argv), "kind": "tune",
+    report = {"command": "python evaluate.py " + " ".join(args.argv),
+              "ran_on": backend_info(args.workers), "kind": "tune",
               "deck": args.deck, "pilot": args.pilot, "field": field, "elo0": args.elo0,
               "elo1": args.elo1, "alpha": args.alpha, "beta": args.beta, "tried": tried,
               "path": path, "tuned": str(out / "tuned.deck"), "holdout": holdout}

@@ -17,13 +17,31 @@ import numpy as np
 from .arena import play_game
 
 _CACHE: dict = {}
+#: on a Ray worker: file named by a task -> this node's copy of it (``ray_backend``)
+LOCAL_FILES: dict = {}
+WORKER_READY = False
+#: a pool every command uses instead of local worker processes (``--ray``), else None
+BACKEND = None
+
+
+def _local(spec: str) -> str:
+    """The spec with a shipped file's name replaced by this node's copy of it."""
+    if not LOCAL_FILES:
+        return spec
+    if spec in LOCAL_FILES:
+        return LOCAL_FILES[spec]
+    from .opponents import split_spec
+    name = split_spec(spec)[0] if ":" in spec else None
+    if name in LOCAL_FILES:
+        return LOCAL_FILES[name] + spec[len(name):]
+    return spec
 
 
 def cached_deck(spec: str):
     """A deck by name or file, loaded once per process."""
     from nivel_env.cards import load_deck
     if spec not in _CACHE:
-        _CACHE[spec] = load_deck(spec)
+        _CACHE[spec] = load_deck(_local(spec))
     return _CACHE[spec]
 
 
@@ -33,7 +51,7 @@ def cached_agent(spec: str, seed: int, seat: int = 0):
     from . import load_opponent
     key = ("agent", spec, seat)
     if key not in _CACHE:
-        _CACHE[key] = load_opponent(spec, seed=seed)
+        _CACHE[key] = load_opponent(_local(spec), seed=seed)
     a = _CACHE[key]
     if hasattr(a, "rng"):                         # results independent of which worker plays
         a.rng = np.random.default_rng(seed * 2 + seat)      # which game
@@ -163,9 +181,33 @@ def _worker_init():
         pass
 
 
+class _Shared:
+    """The run's backend handed to a command as its pool: the command's ``shutdown`` leaves
+    it running for the next command step (evaluate.py shuts it down at the end)."""
+
+    def __init__(self, pool):
+        self.pool = pool
+
+    def map(self, fn, tasks, chunksize: int = 1):
+        return self.pool.map(fn, tasks, chunksize)
+
+    def shutdown(self) -> None:
+        pass
+
+
+def backend_info(workers: int) -> dict:
+    """Where the games ran, for reports (Ray: the cluster and how many batches were
+    retried after a worker died)."""
+    if BACKEND is not None:
+        return BACKEND.report()
+    return {"backend": "local", "workers": workers}
+
+
 def worker_pool(workers: int):
     """Worker processes for ``run_tasks`` (reuse one across batches: starting them takes
-    seconds)."""
+    seconds), or the run's backend when one is set."""
+    if BACKEND is not None:
+        return _Shared(BACKEND)
     # not fork: a parent that loaded torch (a policy file) can deadlock forked children
     ctx = multiprocessing.get_context("forkserver")
     return ProcessPoolExecutor(workers, mp_context=ctx, initializer=_worker_init)
@@ -180,6 +222,8 @@ def run_tasks(tasks, workers: int, desc: str, progress: bool, pool=None, fn=None
     results = []
     bar = tqdm(total=sum(size(t) for t in tasks), desc=desc, unit="seed", disable=not progress)
     chunk = 1 if fn is not play_pair else max(1, len(tasks) // (workers * 8))
+    if pool is None and BACKEND is not None:
+        pool = BACKEND
     if pool is not None:
         for t, r in zip(tasks, pool.map(fn, tasks, chunksize=chunk)):
             results.append(r)

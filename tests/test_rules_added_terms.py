@@ -11,7 +11,6 @@ from nivel_env.cards import load_card_db
 from nivel_env.cards.db import bundled_card_files
 from nivel_env.cards.schema import CardDataError
 from nivel_env.engine import const as K
-from nivel_env.engine.scenario import build
 from nivel_env.engine.view import decision_info, derived
 
 EXTRA = """cards:

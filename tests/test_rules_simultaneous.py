@@ -5,7 +5,6 @@ import pytest
 
 from conftest import P, do, make, names, pool_with
 from nivel_env.engine import const as K
-from nivel_env.engine.scenario import build
 
 EXTRA = """cards:
   - {id: X-DMG, type: skill, name: Cataclysm, name_ko: 대재앙, cost: 0, attribute: fire,

@@ -1,0 +1,112 @@
+"""evaluate.py --ray: the games on Ray give the local backend's results bit for bit, files
+a task names reach the workers, and a worker that dies loses no results.
+
+Two ways in: a local Ray instance started for the run on the loopback interface (two worker
+processes), and a head started with ``ray start --head`` reached by its address, with
+Ray's token authentication as a real cluster has it.  They need the ``[ray]`` extra (CI
+installs it)."""
+import json
+import os
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ray = pytest.importorskip("ray")
+
+import evaluate  # noqa: E402
+from agents import games  # noqa: E402
+from agents.ray_backend import RayPool  # noqa: E402
+
+ROOT = Path(__file__).parent.parent
+
+
+def _my_deck(tmp_path) -> Path:
+    """A deck file of the user's, which the workers must be sent."""
+    mine = tmp_path / "my-rush.deck"
+    mine.write_text((ROOT / "nivel_env/cards/decks/ember-rush.deck").read_text()
+                    .replace("name: Ember Rush", "name: My Rush"))
+    return mine
+
+
+def _bench(tmp_path) -> list:
+    return ["decks", "--decks", str(_my_deck(tmp_path)), "stone-bastion", "--pilot",
+            "heuristic", "--games", "6", "--no-progress", "--bootstrap", "50",
+            "--workers", "2"]
+
+
+def _report(out: Path):
+    data = json.loads((out / "decks.json").read_text())
+    return {k: v for k, v in data.items() if k not in ("command", "ran_on")}, data["ran_on"]
+
+
+def test_a_deck_benchmark_on_a_local_ray_instance_matches_the_local_run(tmp_path):
+    evaluate.main(_bench(tmp_path) + ["--out", str(tmp_path / "local")])
+    evaluate.main(_bench(tmp_path) + ["--ray", "--out", str(tmp_path / "ray")])
+    local, where_local = _report(tmp_path / "local")
+    on_ray, where_ray = _report(tmp_path / "ray")
+    assert local == on_ray
+    assert where_local == {"backend": "local", "workers": 2}
+    assert where_ray == {"backend": "ray", "address": "local", "cpus": 2,
+                         "batches_retried": 0}
+    assert games.BACKEND is None and not ray.is_initialized()
+
+
+def _dies_once(marker: str):
+    def fn(t):
+        if not os.path.exists(marker):
+            open(marker, "w").close()
+            os._exit(1)                                  # the worker process dies
+        return t * 2
+    return fn
+
+
+def test_a_worker_that_dies_loses_no_results(tmp_path):
+    ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    pool = RayPool(None, 2)
+    try:
+        out = list(pool.map(_dies_once(str(tmp_path / "died")), list(range(40))))
+        assert out == [2 * t for t in range(40)]        # all of them, in order
+        assert pool.retried >= 1 and pool.report()["batches_retried"] == pool.retried
+    finally:
+        pool.shutdown()
+
+
+def test_without_ray_the_option_says_how_to_install(monkeypatch):
+    from agents import ray_backend
+    monkeypatch.setitem(sys.modules, "ray", None)
+    with pytest.raises(SystemExit, match=r"pip install 'nivel-env\[ray\]'"):
+        ray_backend.RayPool()
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_a_cluster_reached_by_its_address_gives_the_same_results(tmp_path):
+    """``ray start --head`` with a token, then ``evaluate.py --ray HOST:PORT`` from a shell
+    that has the token, as README.md's "Beyond one machine" says."""
+    exe = shutil.which("ray") or os.path.join(os.path.dirname(sys.executable), "ray")
+    port = _free_port()
+    env = {**os.environ, "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(16),
+           "RAY_USAGE_STATS_ENABLED": "0"}
+    subprocess.run([exe, "start", "--head", f"--port={port}", "--num-cpus=2",
+                    "--include-dashboard=false", "--disable-usage-stats"],
+                   check=True, capture_output=True, timeout=180, env=env)
+    try:
+        run = subprocess.run([sys.executable, str(ROOT / "evaluate.py"), *_bench(tmp_path),
+                              "--ray", f"127.0.0.1:{port}", "--out", str(tmp_path / "ray")],
+                             capture_output=True, text=True, timeout=300, env=env, cwd=ROOT)
+        assert run.returncode == 0, run.stderr[-2000:]
+        assert "0 batch(es) played again" in run.stdout
+    finally:
+        subprocess.run([exe, "stop", "--force"], capture_output=True, timeout=120, env=env)
+    evaluate.main(_bench(tmp_path) + ["--out", str(tmp_path / "local")])
+    assert _report(tmp_path / "ray")[0] == _report(tmp_path / "local")[0]
+    assert _report(tmp_path / "ray")[1]["address"] == f"127.0.0.1:{port}"
