@@ -91,22 +91,38 @@ def _free_port() -> int:
 
 def test_a_cluster_reached_by_its_address_gives_the_same_results(tmp_path):
     """``ray start --head`` with a token, then ``evaluate.py --ray HOST:PORT`` from a shell
-    that has the token, as README.md's "Beyond one machine" says."""
+    that has the token, as README.md's "Beyond one machine" says.  The head runs with
+    ``--block`` in its own process group, so stopping it stops only this cluster (``ray
+    stop`` would stop every Ray instance of the machine)."""
+    import signal
+    import time
     exe = shutil.which("ray") or os.path.join(os.path.dirname(sys.executable), "ray")
     port = _free_port()
     env = {**os.environ, "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(16),
            "RAY_USAGE_STATS_ENABLED": "0"}
-    subprocess.run([exe, "start", "--head", f"--port={port}", "--num-cpus=2",
-                    "--include-dashboard=false", "--disable-usage-stats"],
-                   check=True, capture_output=True, timeout=180, env=env)
+    head = subprocess.Popen([exe, "start", "--head", "--block", f"--port={port}",
+                             "--num-cpus=2", "--include-dashboard=false",
+                             "--disable-usage-stats"], env=env, start_new_session=True,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
+        deadline = time.time() + 120
+        while time.time() < deadline:                  # up once its port answers
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            assert head.poll() is None, "ray start --head exited"
+            time.sleep(0.5)
         run = subprocess.run([sys.executable, str(ROOT / "evaluate.py"), *_bench(tmp_path),
                               "--ray", f"127.0.0.1:{port}", "--out", str(tmp_path / "ray")],
                              capture_output=True, text=True, timeout=300, env=env, cwd=ROOT)
         assert run.returncode == 0, run.stderr[-2000:]
         assert "0 batch(es) played again" in run.stdout
     finally:
-        subprocess.run([exe, "stop", "--force"], capture_output=True, timeout=120, env=env)
+        os.killpg(head.pid, signal.SIGTERM)
+        try:
+            head.wait(60)
+        except subprocess.TimeoutExpired:
+            os.killpg(head.pid, signal.SIGKILL)
     evaluate.main(_bench(tmp_path) + ["--out", str(tmp_path / "local")])
     assert _report(tmp_path / "ray")[0] == _report(tmp_path / "local")[0]
     assert _report(tmp_path / "ray")[1]["address"] == f"127.0.0.1:{port}"
