@@ -36,11 +36,21 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 
 def make_env():
-    """A Tianshou multi-agent environment around the AEC environment."""
+    """A Tianshou multi-agent environment around the AEC environment.  It passes on no
+    ``info``: this environment's info names the pending decision, None once the game is
+    over, and Tianshou's replay buffer rejects a None as a missing value."""
     from tianshou.env.pettingzoo_env import PettingZooEnv
 
     from nivel_env.env.aec import raw_env
-    return PettingZooEnv(raw_env())
+
+    class NoInfo(PettingZooEnv):
+        def reset(self, *args, **kwargs):
+            return super().reset(*args, **kwargs)[0], {}
+
+        def step(self, action):
+            return super().step(action)[:4] + ({},)
+
+    return NoInfo(raw_env())
 
 
 def build(args):
@@ -123,14 +133,14 @@ def main(argv=None) -> int:
     collector.collect(n_step=args.batch * args.train_envs)
     seat = args.seat
     t0 = time.perf_counter()
-    algo.run_training(OffPolicyTrainerParams(
+    stats = algo.run_training(OffPolicyTrainerParams(
         training_collector=collector, max_epochs=args.epochs,
         epoch_num_steps=args.epoch_steps, collection_step_num_env_steps=args.collect_steps,
         batch_size=args.batch, update_step_num_gradient_steps_per_sample=args.updates_per_step,
         multi_agent_return_reduction=lambda rews: rews[:, seat],
         show_progress=False, verbose=False))
     seconds = time.perf_counter() - t0
-    steps = args.epochs * args.epoch_steps
+    steps = int(stats.train_step)                  # env steps collected while training
     learner.policy.model.eval()
     ev = win_rate_vs_random(greedy(learner, args.device), args.eval_games,
                             10_000 + args.seed)

@@ -34,5 +34,5 @@ def test_rllib_selfplay_trains_and_scores_against_random(tmp_path, opponent):
 def test_tianshou_trains_and_scores_against_random(tmp_path):
     pytest.importorskip("tianshou")
     rep = _run("tianshou_selfplay.py", ["--epochs", "1"], tmp_path)
-    assert rep["env_steps"] == 200 and rep["env_steps_per_s"] > 0
+    assert rep["env_steps"] >= 200 and rep["env_steps_per_s"] > 0
     assert rep["vs_random"]["games"] == 2

@@ -461,8 +461,7 @@ def korean(name: str) -> str:
     return name_in(name, "ko")
 
 
-__all__ = ["Term", "TERMS", "TIMINGS", "GATES", "SUBKEYWORDS", "GUARDIAN_PAYMENTS",
-           "CONDITIONS", "VERBS", "MODIFIERS", "KEYWORD_NAMES", "BY_NAME", "TIMING_BY_KEY", "GATE_BY_KEY",
-           "SUBKEYWORD_BY_KEY", "PAYMENT_BY_KEY", "CONDITION_BY_KEY", "VERB_BY_KEY", "MODIFIER_BY_KEY",
-           "korean", "name_in", "timing_label", "render_keyword",
-           "gates_text"]
+__all__ = ["Term", "TERMS", "TIMINGS", "GATES", "SUBKEYWORDS", "GUARDIAN_PAYMENTS", "CONDITIONS",
+           "VERBS", "MODIFIERS", "KEYWORD_NAMES", "BY_NAME", "TIMING_BY_KEY", "GATE_BY_KEY",
+           "SUBKEYWORD_BY_KEY", "PAYMENT_BY_KEY", "CONDITION_BY_KEY", "VERB_BY_KEY",
+           "MODIFIER_BY_KEY", "korean", "name_in", "timing_label", "render_keyword", "gates_text"]
