@@ -18,9 +18,6 @@ import numpy as np
 from .cards import CardDataError, DeckError, list_decks, load_deck
 from .cli_cards import _db
 from .engine import N_ACTIONS, new_game
-from .engine import actions as A
-from .engine import const as K
-from .engine.view import decision_info
 
 HELP = """\
 The screen, top to bottom:
@@ -34,34 +31,9 @@ The screen, top to bottom:
 
 Type a move's number and press Enter.  Other commands:
   help      this text            board   show the board again
-  log       the opponent's moves since your last one
+  log       what happened since your last move, told again
   quit      surrender and leave (Ctrl-C does the same)
 """
-
-
-def public_move(g, a: int, viewer: int) -> str:
-    """Name the opponent's move without naming a card the viewer may not see (a card
-    picked from a hand or deck)."""
-    d = decision_info(g)
-    if d is not None and d.kind == K.D_PICK and A.PICK <= a < A.N_ACTIONS:
-        i = a - A.PICK
-        v = d.candidates[i] if i < len(d.candidates) else -1
-        if d.purpose != K.P_ORDER and 0 <= v < len(g.where) and \
-                g.where[v] >> 2 in (K.Z_HAND, K.Z_DECK) and v // K.PER != viewer:
-            return f"chooses a hidden card ({K.PICK_PURPOSES[d.purpose]})"
-    return g.action_name(a)
-
-
-def reveal_lines(g, since: int, viewer: int) -> list[str]:
-    """3.1.7: cards the opponent had to show (moved into their hand or deck by an effect
-    with a card condition), from the events after ``since``."""
-    out = []
-    for e in g.events[since:]:
-        if e.get("type") == "reveal" and e.get("player") != viewer:
-            c = g.db.get(e["card"])
-            out.append(f"turn {g.turn}: opponent reveals {c.name} ({e['by'].replace('_', ' ')} "
-                       f"into their {e['to']}, 3.1.7)")
-    return out
 
 
 def _ask(console, prompt: str) -> str | None:
@@ -114,7 +86,9 @@ def cmd_play(args) -> int:
                   f"{players[1 - human]} with [bold]{theirs.name}[/bold] (seed {seed}). "
                   f"You go {'first' if g.first == human else 'second'}. Type [bold]help[/bold] "
                   f"for the screen and commands.")
-    log: list[str] = []
+    from .narrate import Narrator
+    story = Narrator(g, human)          # what happened, told from the human's side
+    log: list[str] = story.new_lines()
     quit_ = False
     while g.result is None:
         p = g.current_player
@@ -128,15 +102,13 @@ def cmd_play(args) -> int:
                 obs = enc.encode(g, p, legal) \
                     if getattr(opponent, "needs_observation", True) else None
                 a = int(opponent.act(obs, mask))
-            line = f"turn {g.turn}: opponent {public_move(g, a, human)}"
-            name, turn, seen = g.action_name(a), g.turn, len(g.events)
+            name, turn = g.action_name(a), g.turn
             g.apply_action(a)
             rec.step(p, a, name, turn)
-            log.append(line)
-            log.extend(reveal_lines(g, seen, human))
+            log.extend(story.new_lines())
             continue
         if log:
-            console.print("\n".join(log[-12:]), style="magenta")
+            console.print("\n".join(log), style="magenta")
             shown, log = log, []
         else:
             shown = []
@@ -159,10 +131,10 @@ def cmd_play(args) -> int:
                 console.print("\n".join(shown) or "(nothing yet)", style="magenta")
             elif text.isdigit() and 1 <= int(text) <= len(legal):
                 a = legal[int(text) - 1]
-                name, turn, seen = g.action_name(a), g.turn, len(g.events)
+                name, turn = g.action_name(a), g.turn
                 g.apply_action(a)
                 rec.step(p, a, name, turn)
-                log.extend(reveal_lines(g, seen, human))
+                log.extend(story.new_lines())
                 break
             else:
                 console.print(f"[red]'{text}' is not a move: type a number from 1 to "
@@ -170,9 +142,9 @@ def cmd_play(args) -> int:
         if quit_:
             g.surrender(human)
             rec.surrender(human)
-            console.print("\nYou surrendered.")
+            log.extend(story.new_lines())
             break
-    console.print("\n".join(log[-12:]), style="magenta")
+    console.print("\n".join(log), style="magenta")
     console.rule()
     console.print(board(g, human))
     r = g.returns()[human]

@@ -106,9 +106,11 @@ def test_a_search_with_a_card_condition_reveals_the_card(hdb):
     do(g, "pick Flame Lancer")
     ev = [e for e in g.events if e["type"] == "reveal"]
     assert len(ev) == 1 and ev[0]["player"] == 0 and ev[0]["to"] == "hand"
-    from nivel_env.cli_play import reveal_lines
-    assert "opponent reveals" in reveal_lines(g, 0, viewer=1)[0]
-    assert reveal_lines(g, 0, viewer=0) == []
+    from nivel_env.narrate import narrate
+    theirs, mine = narrate(g, 1), narrate(g, 0)
+    assert "Your opponent searches their deck and takes a card." in theirs
+    assert "Your opponent reveals Flame Lancer." in theirs     # the name only by the reveal
+    assert "You search your deck and take Flame Lancer." in mine
 
 
 def test_the_check_catches_a_leak_in_each_channel(hdb, monkeypatch):

@@ -110,7 +110,7 @@ def test_play_takes_a_level():
                         "--seed", "3", "--seat", "0"], input="quit\n", capture_output=True,
                        text=True, timeout=120)
     assert r.returncode == 0, r.stderr
-    assert "AI (novice)" in r.stdout and "You surrendered" in r.stdout
+    assert "AI (novice)" in r.stdout and "Game over: you lose — you surrendered" in r.stdout
     r = subprocess.run([sys.executable, "-m", "nivel_env", "play", "--level", "wizard"],
                        input="", capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and "wizard" in r.stderr

@@ -27,7 +27,7 @@ def test_a_whole_game_through_the_command(tmp_path):
     out = r.stdout
     assert "The screen, top to bottom" in out                    # help
     assert "'foo' is not a move" in out and "'999' is not a move" in out
-    assert "Game over" in out and "You surrendered" not in out
+    assert "Game over" in out and "you surrendered" not in out
     assert any(x in out for x in ("You win!", "You lose.", "Draw."))
     rep = load_replay(path)                                      # verified on load
     assert rep.result is not None and rep.header["players"].count("you") == 1
@@ -40,7 +40,7 @@ def test_leaving_is_a_clean_surrender(tmp_path, text):
     r = run(["play", "--seed", "8", "--opponent", "random", "--seat", "0",
              "--save-replay", str(path)], text)
     assert r.returncode == 0, r.stderr
-    assert "You surrendered" in r.stdout and "You lose." in r.stdout
+    assert "Game over: you lose — you surrendered" in r.stdout and "You lose." in r.stdout
     rep = load_replay(path)
     assert rep.rows[-1]["kind"] == "surrender" and rep.rows[-1]["player"] == 0
     assert list(rep.games[-1].returns()) == [-1, 1]
@@ -72,33 +72,6 @@ def test_the_screen_shows_only_what_the_player_may_see():
             assert _text(board(h, viewer)) == shown
     assert any(_text(board(determinize(g, 0, seed=k), 0, reveal=True)) !=
                _text(board(g, 0, reveal=True)) for k in range(4))
-
-
-def test_opponent_picks_from_hidden_zones_are_not_named():
-    from nivel_env.cli_play import public_move
-    from nivel_env.engine import actions as A
-    from nivel_env.engine import const as K
-    d0, d1 = load_deck("tide-scholars"), load_deck("gale-runners")
-    hidden = shown = 0
-    for seed in range(40):
-        g = new_game(d0, d1, seed=seed)
-        while not g.is_terminal():
-            legal = g.legal_actions()
-            if g.dec[0] == K.D_PICK and g.dec[2] != K.P_ORDER:
-                viewer = 1 - g.dec[1]
-                for a in legal:
-                    if a < A.PICK:
-                        continue
-                    v = g.dec[3][a - A.PICK]
-                    secret = v >= 0 and g.where[v] >> 2 in (K.Z_HAND, K.Z_DECK)
-                    text = public_move(g, a, viewer)
-                    if secret:
-                        assert g.card(v).name not in text
-                        hidden += 1
-                    else:
-                        shown += 1
-            g.apply_action(legal[(seed + g.turn) % len(legal)])
-    assert hidden > 0 and shown > 0
 
 
 # ------------------------------------------------------------------ replays
@@ -227,4 +200,4 @@ def test_ctrl_c_at_the_prompt_surrenders_cleanly():
     p.send_signal(signal.SIGINT)
     out, err = p.communicate(timeout=60)
     assert p.returncode == 0, err
-    assert "You surrendered" in out and "Traceback" not in err
+    assert "Game over: you lose — you surrendered" in out and "Traceback" not in err

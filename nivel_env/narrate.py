@@ -1,0 +1,288 @@
+"""The game's events told in plain words, from one player's side.
+
+The engine's event log is for programs (card ids, instance ids, pool keys); a person at
+the table wants "Your opponent's Flame Reaver (4) beats your Iron Guard (3)".  ``narrate``
+turns events into such lines for a viewer, saying only what that viewer may know: the
+opponent's draws by count, a card they searched for only when it was revealed (3.1.7).
+Stat changes name the effect that caused them; the last line of a game says who won and
+why.  ``Narrator`` keeps the little state a story needs (the battle in progress, the
+effect resolving) across calls, so a screen can narrate the new events after each move.
+"""
+from __future__ import annotations
+
+from .engine.const import PER
+
+
+class Narrator:
+    """Narrates one game's events for ``viewer`` (0 or 1), a batch at a time."""
+
+    def __init__(self, g, viewer: int):
+        self.g = g
+        self.viewer = viewer
+        self.attacker = self.defender = None
+        self.cause: list = []                     # the effects resolving, innermost last
+        self.seen = 0
+
+    # ------------------------------------------------------------------ words
+    def name(self, card_id: str) -> str:
+        return self.g.db.get(card_id).name
+
+    def who(self, p: int) -> str:
+        return "You" if p == self.viewer else "Your opponent"
+
+    def whose(self, p: int) -> str:
+        return "your" if p == self.viewer else "their"
+
+    def owned(self, iid: int, card_id: str) -> str:
+        """"your Flame Reaver" / "their Flame Reaver" for a card instance."""
+        return f"{self.whose(iid // PER)} {self.name(card_id)}"
+
+    def Owned(self, iid: int, card_id: str) -> str:
+        """The same at the start of a sentence."""
+        return _cap(self.owned(iid, card_id))
+
+    def _because(self) -> str:
+        return f" ({self.cause[-1]})" if self.cause else ""
+
+    # ------------------------------------------------------------------ events
+    def new_lines(self) -> list[str]:
+        """Lines for the events since the last call."""
+        events = self.g.events[self.seen:]
+        self.seen = len(self.g.events)
+        out = []
+        for e in events:
+            line = self.line(e)
+            if line:
+                out.append(line)
+        return out
+
+    def line(self, e: dict) -> str | None:
+        t = e["type"]
+        p = e.get("player")
+        me = p == self.viewer
+        handler = getattr(self, "_" + t, None)
+        if handler is not None:
+            return handler(e, p, me)
+        return None
+
+    def _turn(self, e, p, me):
+        return f"-- Turn {e['turn']}: {'your' if me else 'your opponent’s'} turn --"
+
+    def _draw(self, e, p, me):
+        n = e.get("count", 1)
+        return f"{self.who(p)} draw{'' if me else 's'} {n} card{'s' if n != 1 else ''}."
+
+    def _mulligan(self, e, p, me):
+        if not e.get("redraw"):
+            return f"{self.who(p)} keep{'' if me else 's'} the opening hand."
+        return f"{self.who(p)} shuffle{'' if me else 's'} the hand back and draw{'' if me else 's'} a new one."
+
+    def _level(self, e, p, me):
+        return f"{self.who(p)} reach{'' if me else 'es'} level {e['level']}."
+
+    def _awaken(self, e, p, me):
+        return f"{self.who(p)[:-1] if me else 'Your opponent'}{'r' if me else '’s'} leader " \
+               f"awakens: {e['face']}."
+
+    def _play(self, e, p, me):
+        up = f", upgrading {self.name(e['upgrade'])}" if e.get("upgrade") else ""
+        return f"{self.who(p)} play{'' if me else 's'} {self.name(e['card'])} in " \
+               f"{self.whose(p)} lane {e['lane']}{up}."
+
+    def _equip(self, e, p, me):
+        return f"{self.who(p)} equip{'' if me else 's'} {self.name(e['card'])} to " \
+               f"{self.whose(p)} {self.name(e['unit'])} (lane {e['lane']})."
+
+    def _skill(self, e, p, me):
+        c = self.g.db.get(e["card"])
+        self.cause.append(c.name)                 # its effect resolves now (until effect_end)
+        effect = c.text.split("\n")[0] if c.effect is not None else ""
+        return f"{self.who(p)} use{'' if me else 's'} {c.name}" + (f": {effect}" if effect
+                                                                  else ".")
+
+    def _activate(self, e, p, me):
+        self.cause.append(self.name(e["card"]))
+        return f"{self.who(p)} activate{'' if me else 's'} {self.name(e['card'])}."
+
+    def _effect(self, e, p, me):
+        self.cause.append(self.name(e["card"]))
+        if e.get("when") == "trigger":
+            return f"Trigger: {self.whose(p)} {self.name(e['card'])} — " \
+                   f"{self.g.db.get(e['card']).text.split('] ', 1)[-1]}"
+        return None
+
+    def _decline(self, e, p, me):
+        if self.cause:
+            self.cause.pop()
+        return f"{self.who(p)} decline{'' if me else 's'} {self.name(e['card'])}'s effect."
+
+    def _effect_end(self, e, p, me):
+        if self.cause:
+            self.cause.pop()
+        return None
+
+    def _keyword(self, e, p, me):
+        v = f" {e['value']}" if e.get("value") is not None else ""
+        return f"{_cap(self.whose(p))} {self.name(e['card'])}'s {e['keyword']}{v} " \
+               f"takes effect."
+
+    def _attack(self, e, p, me):
+        self.attacker, self.defender = (e["iid"], e["card"]), None
+        how = " (by an effect)" if e.get("by_effect") else ""
+        return f"{self.Owned(e['iid'], e['card'])} (lane {e['lane']}) " \
+               f"attacks{how}."
+
+    def _defend(self, e, p, me):
+        self.defender = (e["iid"], e["card"])
+        return f"{self.Owned(e['iid'], e['card'])} blocks."
+
+    def _guardian(self, e, p, me):
+        self.defender = (e["iid"], e["card"])
+        return f"{self.Owned(e['iid'], e['card'])} steps in as Guardian " \
+               f"from lane {e['lane']}."
+
+    def _no_defense(self, e, p, me):
+        return f"{self.who(p)} do{'' if me else 'es'}n’t block."
+
+    def _battle(self, e, p, me):
+        r = e["result"]
+        if r == "unblocked":
+            return f"Unblocked: {self.who(e['player']).lower() if e['player'] != self.viewer else 'you'} " \
+                   f"take{'' if e['player'] == self.viewer else 's'} {e['damage']} damage."
+        if r in ("defender_trashed", "attacker_trashed") and self.attacker and self.defender:
+            a = f"{self.owned(*self.attacker)} ({e['attacker_power']})"
+            d = f"{self.owned(*self.defender)} ({e['defender_power']})"
+            if r == "defender_trashed":
+                return f"{a[0].upper() + a[1:]} beats {d}: the blocker is trashed."
+            return f"{d[0].upper() + d[1:]} holds against {a}: the attacker is trashed."
+        if r == "attacker_gone":
+            return "The attacker left the field: no battle."
+        return "The blocker left the field: no damage."
+
+    def _battle_end(self, e, p, me):
+        self.attacker = self.defender = None
+        return None
+
+    def _damage(self, e, p, me):
+        trig = " — a Trigger!" if e.get("trigger") else ""
+        return f"{self.who(p)} take{'' if me else 's'} a point of damage: " \
+               f"{self.name(e['card'])} goes to the damage zone ({e['total']}/10){trig}"
+
+    def _trash(self, e, p, me):
+        reason = e.get("reason")
+        if reason == "upgrade":
+            return None                            # the play line says it was upgraded
+        kind = self.g.db.get(e["card"]).type
+        why = {"battle": " in battle", "effect": self._because() or " by an effect"}.get(
+            reason, " (its unit left the field)" if kind == "item" else
+            " (end of turn: the skill zone empties)" if kind == "skill" else "")
+        return f"{self.Owned(e['iid'], e['card'])} is trashed{why}."
+
+    def _power_zero(self, e, p, me):
+        return f"{self.Owned(e['iid'], e['card'])} has 0 power and is trashed."
+
+    def _discard(self, e, p, me):
+        why = " (hand limit: 7)" if e.get("reason") == "hand limit discard" else ""
+        return f"{self.who(p)} discard{'' if me else 's'} {self.name(e['card'])}{why}."
+
+    def _mill(self, e, p, me):
+        return f"{self.name(e['card'])} goes from {self.whose(p)} deck to the trash."
+
+    def _heal(self, e, p, me):
+        return f"{self.who(p)} remove{'' if me else 's'} {self.name(e['card'])} from " \
+               f"{self.whose(p)} damage zone."
+
+    def _search(self, e, p, me):
+        if me:
+            return f"You search your deck and take {self.name(e['card'])}."
+        return "Your opponent searches their deck and takes a card."   # shown by a reveal
+
+    def _reveal(self, e, p, me):
+        return f"{self.who(p)} reveal{'' if me else 's'} {self.name(e['card'])}."
+
+    def _salvage(self, e, p, me):
+        return f"{self.who(p)} take{'' if me else 's'} {self.name(e['card'])} back from " \
+               f"the trash."
+
+    def _return_to_hand(self, e, p, me):
+        return f"{self.Owned(e['iid'], e['card'])} returns to its owner’s hand" \
+               f"{self._because()}."
+
+    def _to_deck_bottom(self, e, p, me):
+        return f"{self.Owned(e['iid'], e['card'])} goes to the bottom of the " \
+               f"deck{self._because()}."
+
+    def _modify(self, e, p, me):
+        parts = [f"{v:+d} {k}" for k, v in (("power", e["power"]), ("hit", e["hit"]),
+                                             ("attack", e["attacks"])) if v]
+        return f"{self.Owned(e['iid'], e['card'])} gets {', '.join(parts)}" \
+               f"{self._because()}."
+
+    def _scale(self, e, p, me):
+        f = {0.5: "halved"}.get(e["factor"], f"multiplied by {e['factor']:g}")
+        return f"{self.Owned(e['iid'], e['card'])}'s {e['stat']} is {f}" \
+               f"{self._because()}."
+
+    def _grant(self, e, p, me):
+        return f"{self.Owned(e['iid'], e['card'])} gains {e['keyword']}" \
+               f"{self._because()}."
+
+    def _prohibit(self, e, p, me):
+        return f"{self.Owned(e['iid'], e['card'])} cannot {e['what']}" \
+               f"{self._because()}."
+
+    def _equip_lost(self, e, p, me):
+        return f"{self.Owned(e['iid'], e['card'])} falls off (its unit no " \
+               f"longer qualifies) and is trashed."
+
+    def _deck_out(self, e, p, me):
+        return f"{self.who(p)} must draw from an empty deck."
+
+    def _game_effect(self, e, p, me):
+        verb = "win" if e["outcome"] == "win" else "lose"
+        return f"{self.name(e['card'])}: {self.who(p).lower() if not me else 'you'} " \
+               f"{verb}{'' if me else 's'} the game."
+
+    def _surrender(self, e, p, me):
+        return f"{self.who(p)} surrender{'' if me else 's'}."
+
+    def _game_over(self, e, p, me):
+        r = e["result"]
+        if r[0] == r[1]:
+            head = "Game over: a draw"
+        else:
+            head = "Game over: you win" if r[self.viewer] > 0 else "Game over: you lose"
+        return f"{head} — {self._why(e)}."
+
+    def _why(self, e) -> str:
+        if e.get("reason") == "max_turns":
+            return "the turn limit was reached"
+        if e.get("reason") == "both lost":
+            return "both players lost at once"
+        loser = 0 if e["result"][0] < 0 else 1
+        for prev in reversed(self.g.events):
+            t = prev["type"]
+            if t == "surrender":
+                return f"{self.who(prev['player']).lower()} surrendered"
+            if t == "game_effect":
+                return f"{self.name(prev['card'])} decided it"
+            if t == "deck_out" and prev.get("player") == loser:
+                return f"{'you' if loser == self.viewer else 'your opponent'} had no card " \
+                       f"left to draw"
+        if len(self.g.damage[loser]) >= 10:
+            return f"{'you' if loser == self.viewer else 'your opponent'} reached 10 damage"
+        return "a loss condition was met"
+
+
+def _cap(s: str) -> str:
+    return s[:1].upper() + s[1:]
+
+
+def narrate(g, viewer: int, since: int = 0) -> list[str]:
+    """Every event of ``g`` from index ``since``, told to ``viewer``."""
+    n = Narrator(g, viewer)
+    n.seen = since
+    return n.new_lines()
+
+
+__all__ = ["Narrator", "narrate"]

@@ -1,0 +1,72 @@
+"""The narration tells each event from the viewer's side, in plain words, and names no card
+the viewer may not see."""
+import random
+
+from conftest import P, do, make, to_attack
+from nivel_env.cards import load_card_db, load_deck
+from nivel_env.engine import new_game
+from nivel_env.narrate import Narrator, narrate
+
+
+def test_moves_are_told_from_the_viewers_side(db):
+    g = make(db, P(level=5, hand=["T-002"]), P("T-L02"))
+    do(g, "play Flame Lancer (hand 0) -> lane 1")
+    assert narrate(g, 0)[-1] == "You play Flame Lancer in your lane 1."
+    assert narrate(g, 1)[-1] == "Your opponent plays Flame Lancer in their lane 1."
+
+
+def test_a_battle_names_both_units_and_their_powers(db):
+    g = make(db, P(units=["T-002"]), P("T-L02", units=["T-001"]), turn=3)
+    n = Narrator(g, 1)
+    n.seen = len(g.events)
+    to_attack(g)
+    do(g, "attack with Flame Lancer")
+    do(g, "defend")
+    lines = n.new_lines()
+    assert "Their Flame Lancer (lane 0) attacks." in lines
+    assert "Your Ember Squire blocks." in lines
+    assert "Their Flame Lancer (3) beats your Ember Squire (2): the blocker is trashed." \
+        in lines
+
+
+def test_the_opponents_draws_are_a_count_and_a_search_names_nothing_unrevealed():
+    db = load_card_db()
+    seen_search = 0
+    for seed in range(12):
+        g = new_game(load_deck("gale-runners"), load_deck("anvil-guild"), seed=seed)
+        rng = random.Random(seed)
+        while not g.is_terminal():
+            legal = g.legal_actions()
+            g.apply_action(legal[rng.randrange(len(legal))])
+        for viewer in (0, 1):
+            lines = narrate(g, viewer)
+            assert lines[-1].startswith("Game over: you ")
+            for e, line in zip(g.events, [Narrator(g, viewer).line(e) for e in g.events]):
+                if e["type"] == "draw" and e["player"] != viewer:
+                    assert line.startswith("Your opponent draws ") and "card" in line
+                if e["type"] == "search" and e["player"] != viewer:
+                    seen_search += 1
+                    assert db.get(e["card"]).name not in line
+    assert seen_search > 0
+
+
+def test_every_event_of_random_games_narrates_and_the_end_says_why():
+    reasons = set()
+    for seed in range(20):
+        g = new_game(load_deck("ember-rush"), load_deck("tide-scholars"), seed=seed)
+        rng = random.Random(seed)
+        while not g.is_terminal():
+            legal = g.legal_actions()
+            g.apply_action(legal[rng.randrange(len(legal))])
+        last = narrate(g, 0)[-1]
+        assert " — " in last and "a loss condition" not in last
+        reasons.add(last.split(" — ")[1])
+    assert reasons <= {"you reached 10 damage.", "your opponent reached 10 damage.",
+                       "you had no card left to draw.",
+                       "your opponent had no card left to draw."}
+
+
+def test_a_stat_change_names_its_cause(db):
+    g = make(db, P(level=5, hand=["DA-14"]), P("T-L02", units=["T-002"]))
+    do(g, "use Curse of Frailty")
+    assert narrate(g, 1)[-1] == "Your Flame Lancer gets -2 power (Curse of Frailty)."
