@@ -60,6 +60,15 @@ class Narrator:
         t = e["type"]
         p = e.get("player")
         me = p == self.viewer
+        if t in _CARD_CHANGES:                     # "Their X returns to ... (cause)."
+            return f"{self.Owned(e['iid'], e['card'])} " \
+                   f"{_CARD_CHANGES[t].format(**e)}{self._because()}."
+        if t in _PLAYER_DOES:                      # "You reveal X." / "Your opponent ..."
+            words = {**e, "s": "" if me else "s", "es": "" if me else "es",
+                     "whose": self.whose(p),
+                     "card": self.name(e["card"]) if "card" in e else "",
+                     "unit": self.name(e["unit"]) if "unit" in e else ""}
+            return f"{self.who(p)} {_PLAYER_DOES[t].format(**words)}."
         handler = getattr(self, "_" + t, None)
         if handler is not None:
             return handler(e, p, me)
@@ -75,10 +84,8 @@ class Narrator:
     def _mulligan(self, e, p, me):
         if not e.get("redraw"):
             return f"{self.who(p)} keep{'' if me else 's'} the opening hand."
-        return f"{self.who(p)} shuffle{'' if me else 's'} the hand back and draw{'' if me else 's'} a new one."
-
-    def _level(self, e, p, me):
-        return f"{self.who(p)} reach{'' if me else 'es'} level {e['level']}."
+        s = "" if me else "s"
+        return f"{self.who(p)} shuffle{s} the hand back and draw{s} a new one."
 
     def _awaken(self, e, p, me):
         return f"{self.who(p)[:-1] if me else 'Your opponent'}{'r' if me else '’s'} leader " \
@@ -88,10 +95,6 @@ class Narrator:
         up = f", upgrading {self.name(e['upgrade'])}" if e.get("upgrade") else ""
         return f"{self.who(p)} play{'' if me else 's'} {self.name(e['card'])} in " \
                f"{self.whose(p)} lane {e['lane']}{up}."
-
-    def _equip(self, e, p, me):
-        return f"{self.who(p)} equip{'' if me else 's'} {self.name(e['card'])} to " \
-               f"{self.whose(p)} {self.name(e['unit'])} (lane {e['lane']})."
 
     def _skill(self, e, p, me):
         c = self.g.db.get(e["card"])
@@ -147,8 +150,9 @@ class Narrator:
     def _battle(self, e, p, me):
         r = e["result"]
         if r == "unblocked":
-            return f"Unblocked: {self.who(e['player']).lower() if e['player'] != self.viewer else 'you'} " \
-                   f"take{'' if e['player'] == self.viewer else 's'} {e['damage']} damage."
+            mine = e["player"] == self.viewer
+            return f"Unblocked: {'you take' if mine else 'your opponent takes'} " \
+                   f"{e['damage']} damage."
         if r in ("defender_trashed", "attacker_trashed") and self.attacker and self.defender:
             a = f"{self.owned(*self.attacker)} ({e['attacker_power']})"
             d = f"{self.owned(*self.defender)} ({e['defender_power']})"
@@ -188,29 +192,10 @@ class Narrator:
     def _mill(self, e, p, me):
         return f"{self.name(e['card'])} goes from {self.whose(p)} deck to the trash."
 
-    def _heal(self, e, p, me):
-        return f"{self.who(p)} remove{'' if me else 's'} {self.name(e['card'])} from " \
-               f"{self.whose(p)} damage zone."
-
     def _search(self, e, p, me):
         if me:
             return f"You search your deck and take {self.name(e['card'])}."
         return "Your opponent searches their deck and takes a card."   # shown by a reveal
-
-    def _reveal(self, e, p, me):
-        return f"{self.who(p)} reveal{'' if me else 's'} {self.name(e['card'])}."
-
-    def _salvage(self, e, p, me):
-        return f"{self.who(p)} take{'' if me else 's'} {self.name(e['card'])} back from " \
-               f"the trash."
-
-    def _return_to_hand(self, e, p, me):
-        return f"{self.Owned(e['iid'], e['card'])} returns to its owner’s hand" \
-               f"{self._because()}."
-
-    def _to_deck_bottom(self, e, p, me):
-        return f"{self.Owned(e['iid'], e['card'])} goes to the bottom of the " \
-               f"deck{self._because()}."
 
     def _modify(self, e, p, me):
         parts = [f"{v:+d} {k}" for k, v in (("power", e["power"]), ("hit", e["hit"]),
@@ -223,28 +208,14 @@ class Narrator:
         return f"{self.Owned(e['iid'], e['card'])}'s {e['stat']} is {f}" \
                f"{self._because()}."
 
-    def _grant(self, e, p, me):
-        return f"{self.Owned(e['iid'], e['card'])} gains {e['keyword']}" \
-               f"{self._because()}."
-
-    def _prohibit(self, e, p, me):
-        return f"{self.Owned(e['iid'], e['card'])} cannot {e['what']}" \
-               f"{self._because()}."
-
     def _equip_lost(self, e, p, me):
         return f"{self.Owned(e['iid'], e['card'])} falls off (its unit no " \
                f"longer qualifies) and is trashed."
-
-    def _deck_out(self, e, p, me):
-        return f"{self.who(p)} must draw from an empty deck."
 
     def _game_effect(self, e, p, me):
         verb = "win" if e["outcome"] == "win" else "lose"
         return f"{self.name(e['card'])}: {self.who(p).lower() if not me else 'you'} " \
                f"{verb}{'' if me else 's'} the game."
-
-    def _surrender(self, e, p, me):
-        return f"{self.who(p)} surrender{'' if me else 's'}."
 
     def _game_over(self, e, p, me):
         r = e["result"]
@@ -272,6 +243,26 @@ class Narrator:
         if len(self.g.damage[loser]) >= 10:
             return f"{'you' if loser == self.viewer else 'your opponent'} reached 10 damage"
         return "a loss condition was met"
+
+
+#: events that change a card, told as "<whose card> <this>" plus the effect that did it
+_CARD_CHANGES = {
+    "return_to_hand": "returns to its owner’s hand",
+    "to_deck_bottom": "goes to the bottom of its owner’s deck",
+    "grant": "gains {keyword}",
+    "prohibit": "cannot {what}",
+}
+#: events a player does, told as "You <this>" / "Your opponent <this>" ({s}, {es}: the
+#: verb's ending; {whose}: your / their)
+_PLAYER_DOES = {
+    "level": "reach{es} level {level}",
+    "heal": "remove{s} {card} from {whose} damage zone",
+    "equip": "equip{s} {card} to {whose} {unit} (lane {lane})",
+    "reveal": "reveal{s} {card}",
+    "salvage": "take{s} {card} back from the trash",
+    "deck_out": "must draw from an empty deck",
+    "surrender": "surrender{s}",
+}
 
 
 def _cap(s: str) -> str:

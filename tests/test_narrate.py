@@ -29,15 +29,20 @@ def test_a_battle_names_both_units_and_their_powers(db):
         in lines
 
 
+def _random_game(d0: str, d1: str, seed: int):
+    g = new_game(load_deck(d0), load_deck(d1), seed=seed)
+    rng = random.Random(seed)
+    while not g.is_terminal():
+        legal = g.legal_actions()
+        g.apply_action(legal[rng.randrange(len(legal))])
+    return g
+
+
 def test_the_opponents_draws_are_a_count_and_a_search_names_nothing_unrevealed():
     db = load_card_db()
     seen_search = 0
     for seed in range(12):
-        g = new_game(load_deck("gale-runners"), load_deck("anvil-guild"), seed=seed)
-        rng = random.Random(seed)
-        while not g.is_terminal():
-            legal = g.legal_actions()
-            g.apply_action(legal[rng.randrange(len(legal))])
+        g = _random_game("gale-runners", "anvil-guild", seed)
         for viewer in (0, 1):
             lines = narrate(g, viewer)
             assert lines[-1].startswith("Game over: you ")
@@ -53,17 +58,24 @@ def test_the_opponents_draws_are_a_count_and_a_search_names_nothing_unrevealed()
 def test_every_event_of_random_games_narrates_and_the_end_says_why():
     reasons = set()
     for seed in range(20):
-        g = new_game(load_deck("ember-rush"), load_deck("tide-scholars"), seed=seed)
-        rng = random.Random(seed)
-        while not g.is_terminal():
-            legal = g.legal_actions()
-            g.apply_action(legal[rng.randrange(len(legal))])
+        g = _random_game("ember-rush", "tide-scholars", seed)
         last = narrate(g, 0)[-1]
         assert " — " in last and "a loss condition" not in last
         reasons.add(last.split(" — ")[1])
     assert reasons <= {"you reached 10 damage.", "your opponent reached 10 damage.",
                        "you had no card left to draw.",
                        "your opponent had no card left to draw."}
+
+
+def test_cards_changed_by_an_effect_name_the_effect(db):
+    g = make(db, P(level=5, hand=["DA-14"]), P("T-L02", units=["T-002"]))
+    n = Narrator(g, 0)
+    n.cause = ["Gust"]
+    assert n.line({"type": "return_to_hand", "card": "T-002", "iid": g.unit[3],
+                   "player": 1}) == "Their Flame Lancer returns to its owner’s hand (Gust)."
+    assert n.line({"type": "reveal", "player": 1, "card": "T-002"}) == \
+        "Your opponent reveals Flame Lancer."
+    assert n.line({"type": "reveal", "player": 0, "card": "T-002"}) == "You reveal Flame Lancer."
 
 
 def test_a_stat_change_names_its_cause(db):
