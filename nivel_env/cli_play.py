@@ -32,7 +32,7 @@ The screen, top to bottom:
 Type a move's number and press Enter.  Other commands:
   help      this text            board   show the board again
   log       what happened since your last move, told again
-  quit      surrender and leave (Ctrl-C does the same)
+  quit      surrender and leave, after asking (Ctrl-C leaves at once)
 """
 
 
@@ -107,6 +107,14 @@ def cmd_play(args) -> int:
             rec.step(p, a, name, turn)
             log.extend(story.new_lines())
             continue
+        if len(legal) == 1 and args.auto:         # a forced move: nothing to decide
+            a = legal[0]
+            name, turn = g.action_name(a), g.turn
+            log.append(f"(your only move: {name})")
+            g.apply_action(a)
+            rec.step(p, a, name, turn)
+            log.extend(story.new_lines())
+            continue
         if log:
             console.print("\n".join(log), style="magenta")
             shown, log = log, []
@@ -118,9 +126,16 @@ def cmd_play(args) -> int:
         console.print(moves_table(g, legal))
         while True:
             text = _ask(console, f"Move [1-{len(legal)}], help, quit: ")
-            if text is None or text.strip().lower() in ("quit", "q", "exit", "surrender"):
+            if text is None:                       # end of input or Ctrl-C: leave
                 quit_ = True
                 break
+            if text.strip().lower() in ("quit", "q", "exit", "surrender"):
+                sure = _ask(console, "Surrender and leave the game? (y/N) ")
+                if sure is None or sure.strip().lower() in ("y", "yes"):
+                    quit_ = True
+                    break
+                console.print("Play on.")
+                continue
             text = text.strip().lower()
             if text in ("help", "h", "?"):
                 console.print(HELP)
@@ -179,6 +194,8 @@ def add_parser(sub) -> None:
     p.add_argument("--seat", choices=("0", "1", "random"), default="random",
                    help="your seat; who goes first is decided by the game (5.1.5)")
     p.add_argument("--seed", type=int, help="the game's seed (default: a fresh one, printed)")
+    p.add_argument("--no-auto", dest="auto", action="store_false",
+                   help="ask even when only one move is legal (default: play it and say so)")
     p.add_argument("--cards", nargs="+", metavar="FILE", help="extra card files to load")
     p.add_argument("--save-replay", metavar="FILE", help="write the game as a replay "
                                                          "(JSON Lines, docs/replays.md)")

@@ -101,12 +101,12 @@ def board(g, viewer: int, reveal: bool = False, names=("You", "Opponent")) -> Gr
     lanes.add_row(names[0], *(_unit_cell(g, viewer, ln) for ln in range(3)))
     parts = [head, _side_summary(g, opp, names[1])]
     if reveal and g.hand[opp]:
-        parts.append(hand_table(g, opp, f"{names[1]}'s hand"))
+        parts.append(hand_table(g, opp, _possessive(names[1]) + " hand"))
     elif g.known[opp]:                 # revealed (3.1.7) or returned from an open zone
         parts.append(Text("  known in their hand: " + ", ".join(
             g.card(i).name for i in g.known[opp]), style="magenta"))
     parts += [lanes, _side_summary(g, viewer, names[0]),
-              hand_table(g, viewer, f"{names[0]}'s hand")]
+              hand_table(g, viewer, _possessive(names[0]) + " hand")]
     if g.result is not None:
         r = g.result[viewer]
         msg = ("draw (turn limit)" if g.truncated else "draw") if r == 0 else \
@@ -123,6 +123,11 @@ def moves_table(g, legal: list[int]) -> Table:
     for i, a in enumerate(legal, 1):
         t.add_row(str(i), g.action_name(a))
     return t
+
+
+def _possessive(name: str) -> str:
+    """"You" -> "Your", "Opponent" -> "Opponent's"."""
+    return "Your" if name == "You" else f"{name}'s"
 
 
 def decision_line(g) -> str:

@@ -201,3 +201,18 @@ def test_ctrl_c_at_the_prompt_surrenders_cleanly():
     out, err = p.communicate(timeout=60)
     assert p.returncode == 0, err
     assert "Game over: you lose — you surrendered" in out and "Traceback" not in err
+
+
+def test_quit_asks_first_and_forced_moves_play_themselves(tmp_path):
+    r = run(["play", "--seed", "8", "--opponent", "random", "--seat", "0"],
+            "quit\nn\nquit\ny\n")
+    assert r.returncode == 0, r.stderr
+    assert "Surrender and leave the game? (y/N)" in r.stdout and "Play on." in r.stdout
+    assert "Game over: you lose — you surrendered" in r.stdout
+    assert "You's hand" not in r.stdout and "Your hand" in r.stdout
+    auto = run(["play", "--seed", "5", "--opponent", "random", "--deck", "ember-rush",
+                "--opponent-deck", "stone-bastion"], "1\n" * 3000)
+    manual = run(["play", "--seed", "5", "--opponent", "random", "--deck", "ember-rush",
+                  "--opponent-deck", "stone-bastion", "--no-auto"], "1\n" * 3000)
+    assert "(your only move: " in auto.stdout and "(your only move: " not in manual.stdout
+    assert auto.stdout.count("Move [") < manual.stdout.count("Move [")
