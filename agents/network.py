@@ -62,10 +62,8 @@ class CardSetExtractor(BaseFeaturesExtractor):
             raise ValueError(f"CardSetExtractor: observation shape {observation_space.shape} is "
                              f"not this layout's ({OBS_SIZE},) nor an earlier one's")
         self.head = OFFSETS["cards"]
-        self.zones_at = OFFSETS["zones"]
-        self.known_at = OFFSETS["opponent_known_hand"]
         # networks made for earlier layouts read without the blocks appended since
-        self.reads_known = n_obs > self.known_at
+        self.reads_known = n_obs > OFFSETS["opponent_known_hand"]
         self.rows = CardRows(n_obs)
         self.card = nn.Sequential(nn.Linear(self.rows.width, card_dim), nn.ReLU())
         self.zone = nn.Sequential(nn.Linear(self.rows.width, zone_dim), nn.ReLU())
@@ -154,9 +152,8 @@ class PointerExtractor(BaseFeaturesExtractor):
         O = OFFSETS
         self.glob = O["hand_slots"]                         # values and flags before slots
         self.hand_at, self.cand_at = O["hand_slots"], O["candidate_slots"]
-        self.cards_at, self.zones_at, self.known_at = O["cards"], O["zones"], \
-            O["opponent_known_hand"]
-        self.reads_known = n_obs > self.known_at
+        self.cards_at = O["cards"]
+        self.reads_known = n_obs > O["opponent_known_hand"]
         self.n_hand = len(E.HAND_FEATURES)
         self.n_cand = len(E.CANDIDATE_FEATURES)
         self.lane_values = (O["field_values"], len(E.FIELD_VALUES))

@@ -62,12 +62,13 @@ def _localise(files: dict) -> None:
     ``agents.games`` at it, under the name the tasks use."""
     import tempfile
 
+    import ray
+
     from . import games
     cache = Path(tempfile.gettempdir()) / "nivel-env-ray-files"
     for name, ref in files.items():
         if name in games.LOCAL_FILES:
             continue
-        import ray
         data = ray.get(ref)
         digest = hashlib.sha256(data).hexdigest()[:16]
         local = cache / digest / Path(name).name

@@ -88,8 +88,7 @@ class Narrator:
         return f"{self.who(p)} shuffle{s} the hand back and draw{s} a new one."
 
     def _awaken(self, e, p, me):
-        return f"{self.who(p)[:-1] if me else 'Your opponent'}{'r' if me else '’s'} leader " \
-               f"awakens: {e['face']}."
+        return f"{'Your' if me else 'Your opponent’s'} leader awakens: {e['face']}."
 
     def _play(self, e, p, me):
         up = f", upgrading {self.name(e['upgrade'])}" if e.get("upgrade") else ""
