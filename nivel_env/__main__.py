@@ -5,6 +5,7 @@
 ``deck``   validates, shows or lists decks.
 ``observation``  prints the observation layout (docs/observation.md).
 ``play``   a game against an AI opponent in the terminal.
+``serve``  the same in the browser: a local web app.
 ``replay`` steps through a replay file.
 ``check``  plays many seeded games checking the rules, the mask, determinism and
            hidden information, on the bundled or your own cards and decks.
@@ -78,8 +79,8 @@ def main(argv: list[str] | None = None) -> int:
     obs.set_defaults(func=_observation)
     from .cli_cards import add_parsers
     add_parsers(sub)
-    from . import cli_check, cli_play, cli_replay
-    for module in (cli_play, cli_replay, cli_check):
+    from . import cli_check, cli_play, cli_replay, cli_serve
+    for module in (cli_play, cli_serve, cli_replay, cli_check):
         module.add_parser(sub)
     args = parser.parse_args(argv)
     try:

@@ -1,8 +1,8 @@
 """The ``play`` command: a game against an AI opponent in the terminal.
 
 The human sees what their seat may see -- the same information the observation
-gives an agent -- and picks moves by number from the legal actions, named as
-``action_name`` names them.  The opponent is any agent ``load_opponent`` knows
+gives an agent -- is told what happened in plain words (``narrate``), and picks moves by
+number or by key from the legal actions; ``PlaySession`` (``session.py``) runs the game.  The opponent is any agent ``load_opponent`` knows
 (``random``, ``heuristic``, a shipped or trained policy file, the search agent
 ``nv2-search``) or a level of the difficulty ladder (``--level novice`` ... ``expert``).
 Leaving (``quit``, Ctrl-C, end of input) is a surrender, recorded like any other move, so
@@ -10,29 +10,35 @@ every game can be saved as a replay.
 """
 from __future__ import annotations
 
-import secrets
 import sys
 
-import numpy as np
-
-from .cards import CardDataError, DeckError, list_decks, load_deck
+from .cards import CardDataError, DeckError
 from .cli_cards import _db
-from .engine import N_ACTIONS, new_game
+from .engine import const as K
 
 HELP = """\
 The screen, top to bottom:
-  * the opponent: leader, level, size (how much cost may be on their field), cost in use,
-    damage (10 loses), deck / hand / trash counts, active skills and the damage zone;
-  * the three lanes: the opponent's units above yours.  P = power, H = hit (damage dealt
-    to the leader), keywords in cyan, equipped items after a "+";
-  * you, the same way, then your hand with each card's cost, power/hit and text
-    (T marks a trigger card);
-  * the decision you are asked and your legal moves, numbered.
+  * the opponent: leader, level, size (how much cost may be on their field) and cost in
+    use, damage (10 loses), deck / hand / trash counts, skills and the damage zone;
+  * the three lanes, the opponent's units above yours: P = power, H = hit (damage dealt
+    to the leader when unblocked), keywords in cyan with their values, items after "+";
+  * you, the same way, then your hand: h0, h1, ... with type (T: a trigger card), cost,
+    power/hit and the start of the text;
+  * what you are asked, and your legal moves.
 
-Type a move's number and press Enter.  Other commands:
-  help      this text            board   show the board again
-  log       what happened since your last move, told again
-  quit      surrender and leave, after asking (Ctrl-C leaves at once)
+Each move has a number and, most of them, a key in cyan.  Numbers change with every
+decision; keys do not: e end the phase, a1 attack with lane 1, d1 / g1 defend / Guardian
+with lane 1, h20 play hand card 2 into lane 0 (h2s: as a skill), xl0 / x10 use your
+leader's / lane 1's first ability, y / n yes / no (n: done, no block), k / m keep /
+mulligan.  A move that is your only one is played for you (--no-auto asks instead).
+
+Commands:
+  help            this text           rules          how the game works, every keyword
+  inspect h2      hand card 2's text  inspect 1      both units in lane 1, with items
+  inspect leader  both leaders        inspect trash  both trashes (also: damage, skills)
+  card NAME       any card's text     board          show the board again
+  log             what happened since your last move, told again
+  quit            surrender and leave, after asking (Ctrl-C leaves at once)
 """
 
 
@@ -44,129 +50,151 @@ def _ask(console, prompt: str) -> str | None:
         return None
 
 
+def inspect(g, viewer: int, what: str) -> list:
+    """What ``inspect WHAT`` shows: the full text of visible cards (renderables), or a
+    one-line message saying what it takes."""
+    from rich.text import Text
+    from .screen import card_panel
+    w = what.strip().lower()
+    opp = 1 - viewer
+    if w.startswith("h") and w[1:].isdigit():
+        i = int(w[1:])
+        if i < len(g.hand[viewer]):
+            return [card_panel(g, g.hand[viewer][i])]
+        return [Text(f"no card h{i}: your hand is h0..h{len(g.hand[viewer]) - 1}",
+                     style="red")]
+    if w in ("0", "1", "2"):
+        out = []
+        for p, who in ((opp, "Opponent"), (viewer, "You")):
+            s = p * 3 + int(w)
+            cards = ([g.unit[s]] if g.unit[s] >= 0 else []) + list(g.items[s])
+            out.append(Text(f"{who}, lane {w}:" + ("" if cards else " empty"), style="bold"))
+            out += [card_panel(g, i) for i in cards]
+        return out
+    if w in ("leader", "leaders"):
+        return [card_panel(g, p * K.PER) for p in (opp, viewer)]
+    zones = {"trash": g.trash, "damage": g.damage, "skills": g.skill, "skill": g.skill}
+    if w in zones:
+        out = []
+        for p, who in ((opp, "Opponent"), (viewer, "You")):
+            cards = zones[w][p]
+            out.append(Text(f"{who}, {w}:" + ("" if cards else " empty"), style="bold"))
+            out += [card_panel(g, i) for i in cards]
+        return out
+    return [Text("inspect what? h0.. (your hand), 0-2 (a lane), leader, trash, damage or "
+                 "skills", style="red")]
+
+
+def card_lookup(db, name: str) -> list:
+    """``card NAME``: the card whose name is NAME, or those whose names contain it."""
+    from rich.text import Text
+    from .screen import card_text
+    n = name.strip().lower()
+    if not n:
+        return [Text("card what? give a name, e.g. card flame lancer", style="red")]
+    exact = [c for c in db.cards if c.name.lower() == n]
+    hits = exact or [c for c in db.cards if n in c.name.lower()]
+    if not hits:
+        return [Text(f"no card is named like '{name.strip()}'", style="red")]
+    if len({c.name for c in hits}) > 6:
+        return [Text(f"{len(hits)} cards match '{name.strip()}': "
+                     + ", ".join(sorted({c.name for c in hits})[:12]) + " ...", style="red")]
+    seen, out = set(), []
+    for c in hits:
+        if c.name not in seen:
+            seen.add(c.name)
+            out.append(card_text(c))
+    return out
+
+
+def _pick(g, legal: list[int], text: str) -> int | None:
+    """The move ``text`` names: its number in the list or its key."""
+    from .screen import move_key
+    if text.isdigit():
+        k = int(text)
+        return legal[k - 1] if 1 <= k <= len(legal) else None
+    for a in legal:
+        if move_key(g, a) == text:
+            return a
+    return None
+
+
 def cmd_play(args) -> int:
     from rich.console import Console
-    from .env.encoder import Encoder
-    from .replay import ReplayRecorder
+    from .primer import primer_text
     from .screen import board, decision_line, moves_table
+    from .session import PlaySession, SetupError
     console = Console(highlight=False)
-    seed = args.seed if args.seed is not None else secrets.randbelow(1_000_000)
-    try:
-        db = _db(args.cards)
-        names = list_decks()
-        mine = load_deck(args.deck or names[seed % len(names)], db)
-        theirs = load_deck(args.opponent_deck or names[(seed // len(names) + 1 + seed)
-                                                       % len(names)], db)
-    except (CardDataError, DeckError) as e:
-        print(f"play: {e}", file=sys.stderr)
-        return 2
     if args.level:
         args.opponent = args.level
+    seat = {"0": 0, "1": 1}.get(args.seat)
     try:
-        from agents import load_opponent
-        opponent = load_opponent(args.opponent, difficulty=args.difficulty, seed=seed)
-    except ImportError as e:
-        print(f"play: opponent {args.opponent!r} needs the train extra "
-              f"(pip install torch==2.13.0 && pip install -e \".[train]\"): {e}", file=sys.stderr)
+        s = PlaySession(args.deck, args.opponent_deck, args.opponent, args.difficulty,
+                        seat=seat, seed=args.seed, db=_db(args.cards), auto=args.auto)
+    except (SetupError, CardDataError, DeckError) as e:
+        print(f"play: {e}", file=sys.stderr)
         return 2
-    except Exception as e:                                  # noqa: BLE001 -- a clear message
-        print(f"play: cannot load opponent {args.opponent!r}: {e}", file=sys.stderr)
-        return 2
-    human = {"0": 0, "1": 1}.get(args.seat, seed & 1)
-    decks = (mine, theirs) if human == 0 else (theirs, mine)
-    g = new_game(*decks, seed=seed, db=db)
-    players = ["you" if p == human else f"AI ({args.opponent})" for p in (0, 1)]
-    rec = ReplayRecorder(g, seed, decks, players=players,
-                         meta={"opponent": args.opponent, "difficulty": args.difficulty})
-    enc = Encoder(db)
-    mask = np.zeros(N_ACTIONS, dtype=np.int8)
-    if hasattr(opponent, "reset"):
-        opponent.reset()
-    console.print(f"[bold]Nivel Arena[/bold] — you play [bold]{mine.name}[/bold] against "
-                  f"{players[1 - human]} with [bold]{theirs.name}[/bold] (seed {seed}). "
-                  f"You go {'first' if g.first == human else 'second'}. Type [bold]help[/bold] "
-                  f"for the screen and commands.")
-    from .narrate import Narrator
-    story = Narrator(g, human)          # what happened, told from the human's side
-    log: list[str] = story.new_lines()
-    quit_ = False
-    while g.result is None:
-        p = g.current_player
-        legal = g.legal_actions()
-        if p != human:
-            mask[:] = 0
-            mask[legal] = 1
-            if getattr(opponent, "needs_state", False):     # a search agent
-                a = int(opponent.act_state(g))
-            else:
-                obs = enc.encode(g, p, legal) \
-                    if getattr(opponent, "needs_observation", True) else None
-                a = int(opponent.act(obs, mask))
-            name, turn = g.action_name(a), g.turn
-            g.apply_action(a)
-            rec.step(p, a, name, turn)
-            log.extend(story.new_lines())
-            continue
-        if len(legal) == 1 and args.auto:         # a forced move: nothing to decide
-            a = legal[0]
-            name, turn = g.action_name(a), g.turn
-            log.append(f"(your only move: {name})")
-            g.apply_action(a)
-            rec.step(p, a, name, turn)
-            log.extend(story.new_lines())
-            continue
-        if log:
-            console.print("\n".join(log), style="magenta")
-            shown, log = log, []
-        else:
-            shown = []
+    g, human = s.g, s.human
+    console.print(f"[bold]Nivel Arena[/bold] — you play [bold]{s.my_deck.name}[/bold] against "
+                  f"{s.players[1 - human]} with [bold]{s.their_deck.name}[/bold] (seed "
+                  f"{s.seed}). You go {'first' if g.first == human else 'second'}. Type "
+                  f"[bold]help[/bold] for the screen and commands, [bold]rules[/bold] for "
+                  f"how the game works.")
+    told = 0                                  # log lines already printed
+    shown: list[str] = []
+    while not s.over:
+        if told < len(s.log):
+            shown, told = s.log[told:], len(s.log)
+            console.print("\n".join(shown), style="magenta")
+        legal = s.legal()
         console.rule()
         console.print(board(g, human))
-        console.print(f"[bold]Your decision:[/bold] {decision_line(g)}")
+        console.print(f"[bold]{decision_line(g)}[/bold]")
         console.print(moves_table(g, legal))
         while True:
-            text = _ask(console, f"Move [1-{len(legal)}], help, quit: ")
+            text = _ask(console, "Move (number or key), help, quit: ")
             if text is None:                       # end of input or Ctrl-C: leave
-                quit_ = True
+                s.surrender()
                 break
-            if text.strip().lower() in ("quit", "q", "exit", "surrender"):
+            text = text.strip()
+            word, _, rest = text.partition(" ")
+            word = word.lower()
+            if word in ("quit", "q", "exit", "surrender"):
                 sure = _ask(console, "Surrender and leave the game? (y/N) ")
                 if sure is None or sure.strip().lower() in ("y", "yes"):
-                    quit_ = True
+                    s.surrender()
                     break
                 console.print("Play on.")
-                continue
-            text = text.strip().lower()
-            if text in ("help", "h", "?"):
-                console.print(HELP)
-            elif text in ("board", "b"):
+            elif word in ("help", "?"):
+                console.print(primer_text() if rest.strip() == "rules" else HELP)
+            elif word == "rules":
+                console.print(primer_text(), highlight=False)
+            elif word in ("board", "b"):
                 console.print(board(g, human))
                 console.print(moves_table(g, legal))
-            elif text == "log":
+            elif word == "log":
                 console.print("\n".join(shown) or "(nothing yet)", style="magenta")
-            elif text.isdigit() and 1 <= int(text) <= len(legal):
-                a = legal[int(text) - 1]
-                name, turn = g.action_name(a), g.turn
-                g.apply_action(a)
-                rec.step(p, a, name, turn)
-                log.extend(story.new_lines())
+            elif word in ("inspect", "i"):
+                for r in inspect(g, human, rest):
+                    console.print(r)
+            elif word == "card":
+                for r in card_lookup(g.db, rest):
+                    console.print(r)
+            elif (a := _pick(g, legal, text.lower())) is not None:
+                s.play(a)
                 break
             else:
                 console.print(f"[red]'{text}' is not a move: type a number from 1 to "
-                              f"{len(legal)}, or help[/red]")
-        if quit_:
-            g.surrender(human)
-            rec.surrender(human)
-            log.extend(story.new_lines())
-            break
-    console.print("\n".join(log), style="magenta")
+                              f"{len(legal)} or a move's key, or help[/red]")
+    if told < len(s.log):
+        console.print("\n".join(s.log[told:]), style="magenta")
     console.rule()
     console.print(board(g, human))
-    r = g.returns()[human]
-    console.print(f"[bold]{'You win!' if r > 0 else 'You lose.' if r < 0 else 'Draw.'}[/bold] "
-                  f"({g.turn} turns, seed {seed})")
+    r = s.outcome()
+    console.print(f"[bold]{'You win!' if r == 'win' else 'You lose.' if r == 'loss' else 'Draw.'}"
+                  f"[/bold] ({g.turn} turns, seed {s.seed})")
     if args.save_replay:
-        path = rec.write(args.save_replay)
+        path = s.recorder.write(args.save_replay)
         console.print(f"Replay saved to {path}; watch it with: python -m nivel_env replay {path}")
     return 0
 

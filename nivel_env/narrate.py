@@ -45,10 +45,11 @@ class Narrator:
         return f" ({self.cause[-1]})" if self.cause else ""
 
     # ------------------------------------------------------------------ events
-    def new_lines(self) -> list[str]:
-        """Lines for the events since the last call."""
-        events = self.g.events[self.seen:]
-        self.seen = len(self.g.events)
+    def new_lines(self, until: int | None = None) -> list[str]:
+        """Lines for the events since the last call (up to event index ``until``)."""
+        end = len(self.g.events) if until is None else until
+        events = self.g.events[self.seen:end]
+        self.seen = end
         out = []
         for e in events:
             line = self.line(e)
@@ -275,4 +276,23 @@ def narrate(g, viewer: int, since: int = 0) -> list[str]:
     return n.new_lines()
 
 
-__all__ = ["Narrator", "narrate"]
+def replay_seat(header: dict) -> int:
+    """The seat a replay is told from: the person's in a game played against the AI
+    ("you"), else player 0."""
+    players = header.get("players") or []
+    return players.index("you") if "you" in players else 0
+
+
+def replay_story(rep, viewer: int) -> tuple[list[str], list[list[str]]]:
+    """A loaded replay told to ``viewer``: (the setup's lines, the lines of each recorded
+    move, in order)."""
+    g = rep.games[-1]
+    n = Narrator(g, viewer)
+    setup = n.new_lines(len(rep.header.get("events") or []))
+    steps = []
+    for row in rep.rows:
+        steps.append(n.new_lines(n.seen + len(row.get("events") or [])))
+    return setup, steps
+
+
+__all__ = ["Narrator", "narrate", "replay_seat", "replay_story"]

@@ -140,6 +140,15 @@ def load_replay(path: str | Path, db: CardDB | None = None) -> Replay:
         text = read_text(path, MAX_BYTES)
     except (OSError, UnicodeDecodeError, ValueError) as e:
         raise ReplayError(name, None, f"cannot read file: {e}") from None
+    return parse_replay(text, name, db)
+
+
+def parse_replay(text: str, name: str = "replay", db: CardDB | None = None) -> Replay:
+    """``load_replay`` for replay text already read (an upload); ``name`` is what errors
+    call it."""
+    if len(text) > MAX_BYTES:
+        raise ReplayError(name, None, f"{len(text):,} characters; a replay is at most "
+                                      f"{MAX_BYTES:,}")
     rows = []
     for no, line in enumerate(text.splitlines(), 1):
         if not line.strip():
@@ -260,4 +269,5 @@ def _deck(d: dict, db: CardDB) -> Deck:
                 cards=tuple(db.get(c) for c in d["cards"]), source="<replay>", db=db)
 
 
-__all__ = ["FORMAT", "Replay", "ReplayError", "ReplayRecorder", "load_replay", "record_game"]
+__all__ = ["FORMAT", "Replay", "ReplayError", "ReplayRecorder", "load_replay", "parse_replay",
+           "record_game"]

@@ -1,0 +1,176 @@
+"""A game between a person and an AI opponent, for any screen that shows one.
+
+The terminal game (``play``) and the browser game (``serve``) both sit a person at one
+seat and an agent at the other.  What they share lives here, once: choosing decks and
+the opponent, asking the opponent for its moves, playing a forced move by itself,
+checking the person's move against the engine's legal list (an illegal move raises and
+changes nothing), recording the replay and narrating what happened from the person's
+side.  A screen only shows ``PlaySession``'s game and log and passes moves in.
+"""
+from __future__ import annotations
+
+import secrets
+
+import numpy as np
+
+from .cards import CardDataError, DeckError, list_decks, load_deck
+from .engine import N_ACTIONS, new_game
+from .narrate import Narrator
+from .replay import ReplayRecorder
+
+
+class SetupError(ValueError):
+    """A game cannot be set up: an unknown deck or opponent; the message says which."""
+
+
+class IllegalMove(ValueError):
+    """A move that is not legal now; the game is unchanged."""
+
+
+def default_decks(seed: int) -> tuple[str, str]:
+    """The bundled decks a seed deals when none are named (the person's, the opponent's)."""
+    names = list_decks()
+    return names[seed % len(names)], names[(seed // len(names) + 1 + seed) % len(names)]
+
+
+def load_opponent_named(spec: str, difficulty: str = "hard", seed: int = 0):
+    """``agents.load_opponent`` with its failures turned into a ``SetupError``."""
+    try:
+        from agents import load_opponent
+        return load_opponent(spec, difficulty=difficulty, seed=seed)
+    except ImportError as e:
+        raise SetupError(f"opponent {spec!r} needs the train extra (pip install "
+                         f"torch==2.13.0 && pip install -e \".[train]\"): {e}") from None
+    except Exception as e:                                  # noqa: BLE001 -- a clear message
+        raise SetupError(f"cannot load opponent {spec!r}: {e}") from None
+
+
+class PlaySession:
+    """One game: the person at seat ``human``, ``opponent`` (an agent) at the other.
+
+    ``log`` holds every narrated line so far; ``advance`` (called by the constructor and
+    after each move) lets the opponent move, and plays the person's forced moves when
+    ``auto`` is set, until the person has a real decision or the game is over.
+    """
+
+    def __init__(self, deck: str | None = None, opponent_deck: str | None = None,
+                 opponent: str = "heuristic", difficulty: str = "hard",
+                 seat: int | None = None, seed: int | None = None, db=None,
+                 auto: bool = True, agent=None, meta: dict | None = None):
+        self.seed = seed if seed is not None else secrets.randbelow(1_000_000)
+        dealt = default_decks(self.seed)
+        try:
+            mine = load_deck(deck or dealt[0], db)
+            theirs = load_deck(opponent_deck or dealt[1], db)
+        except (CardDataError, DeckError) as e:
+            raise SetupError(str(e)) from None
+        self.agent = agent if agent is not None else \
+            load_opponent_named(opponent, difficulty, self.seed)
+        if hasattr(self.agent, "reset"):
+            self.agent.reset()
+        self.opponent, self.difficulty, self.auto = opponent, difficulty, auto
+        self.human = seat if seat in (0, 1) else self.seed & 1
+        self.decks = (mine, theirs) if self.human == 0 else (theirs, mine)
+        self.g = new_game(*self.decks, seed=self.seed, db=mine.db)
+        self.players = ["you" if p == self.human else f"AI ({opponent})" for p in (0, 1)]
+        self.recorder = ReplayRecorder(self.g, self.seed, self.decks, players=self.players,
+                                       meta={"opponent": opponent, "difficulty": difficulty,
+                                             **(meta or {})})
+        self.story = Narrator(self.g, self.human)
+        self.log: list[str] = self.story.new_lines()
+        self._mask = np.zeros(N_ACTIONS, dtype=np.int8)
+        self._encoder = None
+        self.advance()
+
+    # ------------------------------------------------------------------ reading
+    @property
+    def my_deck(self):
+        return self.decks[self.human]
+
+    @property
+    def their_deck(self):
+        return self.decks[1 - self.human]
+
+    @property
+    def over(self) -> bool:
+        return self.g.result is not None
+
+    @property
+    def moves(self) -> int:
+        """Moves made so far, by both players: a stale client's move is caught by it."""
+        return len(self.recorder.rows) - 1          # rows after the header
+
+    def legal(self) -> list[int]:
+        """The person's legal moves now ([] while the game is over)."""
+        if self.over or self.g.current_player != self.human:
+            return []
+        return self.g.legal_actions()
+
+    def outcome(self) -> str | None:
+        """'win', 'loss' or 'draw' once the game is over."""
+        if not self.over:
+            return None
+        r = self.g.returns()[self.human]
+        return "win" if r > 0 else "loss" if r < 0 else "draw"
+
+    # ------------------------------------------------------------------ moving
+    def _apply(self, p: int, a: int) -> None:
+        name, turn = self.g.action_name(a), self.g.turn
+        self.g.apply_action(a)
+        self.recorder.step(p, a, name, turn)
+        self.log.extend(self.story.new_lines())
+
+    def _opponent_action(self, legal: list[int]) -> int:
+        agent, g, p = self.agent, self.g, self.g.current_player
+        if getattr(agent, "needs_state", False):             # a search agent
+            return int(agent.act_state(g))
+        obs = None
+        if getattr(agent, "needs_observation", True):
+            if self._encoder is None:
+                from .env.encoder import Encoder
+                self._encoder = Encoder(g.db)
+            obs = self._encoder.encode(g, p, legal)
+        self._mask[:] = 0
+        self._mask[legal] = 1
+        return int(agent.act(obs, self._mask))
+
+    def advance(self) -> None:
+        """Play the opponent's moves and the person's forced ones until the person must
+        choose (or the game ends)."""
+        while not self.over:
+            legal = self.g.legal_actions()
+            p = self.g.current_player
+            if p != self.human:
+                self._apply(p, self._opponent_action(legal))
+            elif self.auto and len(legal) == 1:              # nothing to decide
+                self.log.append(f"(your only move: {self.g.action_name(legal[0])})")
+                self._apply(p, legal[0])
+            else:
+                return
+
+    def play(self, action: int) -> None:
+        """The person's move ``action`` (an id of the action space), then the opponent's
+        replies.  Raises ``IllegalMove`` -- changing nothing -- when it is not legal now."""
+        legal = self.legal()
+        if not legal:
+            raise IllegalMove("the game is over" if self.over else "it is not your move")
+        if isinstance(action, bool) or not isinstance(action, int) or action not in legal:
+            raise IllegalMove(f"move {action!r} is not legal now; legal: {legal}")
+        self._apply(self.human, action)
+        self.advance()
+
+    def surrender(self) -> None:
+        """The person leaves: a surrender (1.2.4), recorded like any other move."""
+        if self.over:
+            return
+        self.g.surrender(self.human)
+        self.recorder.surrender(self.human)
+        self.log.extend(self.story.new_lines())
+
+    def replay_lines(self) -> list[str]:
+        """The game so far as replay lines (JSON Lines, docs/replays.md)."""
+        return self.recorder.lines()
+
+
+__all__ = ["IllegalMove", "PlaySession", "SetupError", "default_decks",
+           "load_opponent_named"]

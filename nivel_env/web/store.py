@@ -1,0 +1,86 @@
+"""The server's memory: games and loaded replays, by id, with limits.
+
+A browser game is a ``PlaySession`` kept in memory under a random id (the id is the
+only key to it: whoever holds it plays that seat).  So that one page cannot fill the
+server, each client (by address) may hold ``per_client`` games and replays at once, the
+server ``total`` of each; a game or replay untouched for ``idle_s`` seconds, or older
+than ``lifetime_s``, is dropped.  Each entry has a lock: the AI's moves run in a worker
+thread, and two requests for one game are taken one after the other.
+"""
+from __future__ import annotations
+
+import secrets
+import threading
+import time
+from dataclasses import dataclass, field
+
+
+class LimitError(Exception):
+    """Too many games or replays for this client or this server."""
+
+
+@dataclass
+class Entry:
+    value: object
+    client: str
+    created: float = field(default_factory=time.monotonic)
+    used: float = field(default_factory=time.monotonic)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+class Store:
+    """Entries of one kind (games, or replays) by id."""
+
+    def __init__(self, kind: str, per_client: int = 4, total: int = 64,
+                 idle_s: float = 1800.0, lifetime_s: float = 4 * 3600.0,
+                 clock=time.monotonic):
+        self.kind, self.per_client, self.total = kind, per_client, total
+        self.idle_s, self.lifetime_s, self.clock = idle_s, lifetime_s, clock
+        self._entries: dict[str, Entry] = {}
+        self._lock = threading.Lock()
+
+    def _expire(self) -> None:
+        now = self.clock()
+        for k, e in list(self._entries.items()):
+            if now - e.used > self.idle_s or now - e.created > self.lifetime_s:
+                del self._entries[k]
+
+    def check_room(self, client: str) -> None:
+        """Raise ``LimitError`` if ``client`` may not add another entry now."""
+        with self._lock:
+            self._expire()
+            mine = sum(e.client == client for e in self._entries.values())
+            if mine >= self.per_client:
+                raise LimitError(f"you already have {mine} {self.kind} open (at most "
+                                 f"{self.per_client}); finish or close one first")
+            if len(self._entries) >= self.total:
+                raise LimitError(f"the server holds its maximum of {self.total} {self.kind}; "
+                                 f"try again later")
+
+    def add(self, value, client: str) -> str:
+        self.check_room(client)
+        key = secrets.token_urlsafe(12)
+        now = self.clock()
+        with self._lock:
+            self._entries[key] = Entry(value, client, created=now, used=now)
+        return key
+
+    def get(self, key: str) -> Entry | None:
+        with self._lock:
+            self._expire()
+            e = self._entries.get(key)
+            if e is not None:
+                e.used = self.clock()
+            return e
+
+    def remove(self, key: str) -> bool:
+        with self._lock:
+            return self._entries.pop(key, None) is not None
+
+    def __len__(self) -> int:
+        with self._lock:
+            self._expire()
+            return len(self._entries)
+
+
+__all__ = ["Entry", "LimitError", "Store"]

@@ -1,0 +1,127 @@
+"""What one seat may see, as plain data a browser can draw.
+
+``seat_view`` is the browser's board: both leaders, levels, sizes, lanes with the units'
+current power, hit and keywords (values included), items, skill and damage zones, trashes,
+the seat's own hand, the opponent's hand and deck as counts (plus the hand cards made
+known, 3.1.7).  ``legal_moves`` lists the seat's legal actions with what each concerns (a
+hand card, a lane, the leader), so the page can put each move's button on that card.
+
+Nothing here names a card instance: instances are the engine's bookkeeping, and a
+renamed instance in a hidden zone must not change what a seat is sent (the same test
+the observation passes, checks/hidden.py).  With ``reveal`` (replays, which hold
+everything anyway) the opponent's hand is shown too.
+"""
+from __future__ import annotations
+
+import re
+
+from ..cards import model as m
+from ..cards.text import render_card_text
+from ..engine import actions as A
+from ..engine import const as K
+from ..engine.legal import field_cost
+from ..engine.view import derived
+from ..screen import decision_line, describe, move_key, move_name
+from ..primer import keyword_label
+
+
+def card_data(c) -> dict:
+    """A card definition as the page shows it: name, kind line, text."""
+    d = {"id": c.id, "name": c.name, "type": c.type, "attribute": c.attribute or "",
+         "line": describe(c), "text": render_card_text(c)}
+    if c.type != m.LEADER:
+        d["cost"] = c.cost
+    if c.type == m.UNIT:
+        d["power"], d["hit"] = c.power, c.hit
+    if getattr(c, "trigger", None):
+        d["trigger"] = True
+    return d
+
+
+def _cards(g, iids) -> list:
+    return [card_data(g.card(i)) for i in iids]
+
+
+def _unit(g, p: int, lane: int) -> dict | None:
+    s = p * 3 + lane
+    u = g.unit[s]
+    if u < 0:
+        return None
+    dv = derived(g)
+    return {"card": card_data(g.card(u)), "power": dv.power[s], "hit": dv.hit[s],
+            "keywords": sorted({keyword_label(k) for k in dv.keywords[s]}),
+            "items": _cards(g, g.items[s])}
+
+
+def _side(g, p: int, mine: bool, reveal: bool) -> dict:
+    leader = card_data(g.card(p * K.PER))          # its text shows both faces (10.2.6.1)
+    leader["name"] = g.leader_face(p).name
+    side = {"leader": leader, "level": g.level[p],
+            "awakened": bool(g.awake[p]), "size": derived(g).size[p],
+            "cost_in_use": field_cost(g, p), "deck": len(g.deck[p]),
+            "damage": _cards(g, g.damage[p]), "trash": _cards(g, g.trash[p]),
+            "skills": _cards(g, g.skill[p]),
+            "lanes": [_unit(g, p, ln) for ln in range(3)],
+            "hand_count": len(g.hand[p])}
+    if mine or reveal:
+        side["hand"] = _cards(g, g.hand[p])
+    else:
+        side["known"] = _cards(g, g.known[p])           # revealed or returned openly
+    return side
+
+
+#: the terminal's key hints in a question ("(e)", "(y/n)", "(n: done)"): buttons need none
+_KEY_HINT = re.compile(r" \((?:[a-z]|y/n|n: done)\)")
+
+
+def seat_view(g, seat: int, reveal: bool = False) -> dict:
+    """The position as ``seat`` may see it (both hands with ``reveal``)."""
+    d = g.decision
+    return {
+        "turn": g.turn, "phase": K.PHASE_NAMES[g.phase], "your_turn": g.tp == seat,
+        "first": g.first == seat,
+        "you": _side(g, seat, True, reveal), "opponent": _side(g, 1 - seat, False, reveal),
+        "deciding": None if d is None else ("you" if d.player == seat else "opponent"),
+        "question": _KEY_HINT.sub("", decision_line(g)) if d is not None and d.player == seat
+        else None,
+    }
+
+
+def _concerns(g, p: int, a: int) -> dict:
+    """What a move is about, for placing its button: a hand card and where it goes
+    ({"hand": 2, "to": 0} or "to": "skill"), a unit ({"unit": "you", "lane": 1}: attack,
+    defend, Guardian, its ability, or a unit or item picked as a target), the leader
+    ({"leader": "you"}), or nothing ({}: a general move)."""
+    if A.PLAY <= a < A.ACTIVATE:
+        h, t = divmod(a - A.PLAY, A.PLAY_TARGETS)
+        return {"hand": h, "to": "skill" if t == A.SKILL_TARGET else t}
+    if A.ACTIVATE <= a < A.ATTACK:
+        source = (a - A.ACTIVATE) // A.ACTIVATE_SLOTS
+        return {"leader": "you"} if source == 0 else {"unit": "you", "lane": source - 1}
+    if A.ATTACK <= a < A.PICK:
+        return {"unit": "you", "lane": (a - A.ATTACK) % 3}
+    dec = g.dec
+    i = a - A.PICK
+    if a < A.PICK or dec[0] != K.D_PICK or i >= len(dec[3]) or dec[2] == K.P_ORDER:
+        return {}
+    v = dec[3][i]
+    if v < 0:
+        return {}
+    zone, owner = g.zone(v), g.owner(v)
+    side = "you" if owner == p else "opponent"
+    if zone in (K.Z_UNIT, K.Z_ITEM):
+        return {"unit": side, "lane": g.lane(v)}
+    if zone == K.Z_HAND and owner == p:
+        return {"hand": g.hand[p].index(v)}
+    return {}
+
+
+def legal_moves(g, seat: int) -> list[dict]:
+    """The seat's legal moves: action id, key, words and what each concerns."""
+    if g.result is not None or g.current_player != seat:
+        return []
+    return [{"action": a, "key": move_key(g, a), "name": move_name(g, a),
+             **_concerns(g, seat, a)} for a in g.legal_actions()]
+
+
+__all__ = ["card_data", "legal_moves", "seat_view"]

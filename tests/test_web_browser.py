@@ -1,0 +1,150 @@
+"""The browser game in a real browser: headless Chromium (Debian's ``chromium`` package,
+driven by Playwright) plays a whole game against the random opponent by clicking the
+move buttons, checks the narration and the result, and saves screenshots.
+
+Runs against ``python -m nivel_env serve`` started in its own process, as a user would.
+Needs ``playwright`` (the dev extra) and a Chromium; ``.ci/run`` installs both, so in CI
+this test runs (elsewhere it is skipped, saying what is missing).
+"""
+import os
+import random
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = os.environ.get("NIVEL_CHROMIUM") or shutil.which("chromium") or \
+    shutil.which("chromium-browser")
+SHOTS = Path(os.environ.get("NIVEL_SCREENSHOTS", ROOT / "results" / "screenshots"))
+
+playwright = pytest.importorskip("playwright.sync_api", reason="needs playwright (dev extra)")
+if not CHROMIUM and os.environ.get("CI"):
+    pytest.fail("CI must install Debian's chromium for the browser test", pytrace=False)
+pytestmark = pytest.mark.skipif(not CHROMIUM, reason="needs a Chromium (apt install chromium)")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server():
+    port = _free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "nivel_env", "serve", "--port", str(port)],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    for _ in range(150):
+        try:
+            urllib.request.urlopen(url + "/api/options", timeout=1).read()
+            break
+        except OSError:
+            if proc.poll() is not None:
+                raise RuntimeError(proc.stdout.read().decode())
+            time.sleep(0.1)
+    yield url
+    proc.terminate()
+    proc.wait(10)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with playwright.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True,
+                              args=["--no-sandbox", "--disable-gpu"])
+        yield b
+        b.close()
+
+
+def _play_to_the_end(page, rng, shot_at: int | None = None) -> int:
+    clicks = 0
+    while not page.locator("#result").is_visible():
+        page.wait_for_selector("button.move:enabled, #result:visible", timeout=60_000)
+        if page.locator("#result").is_visible():
+            break
+        if shot_at is not None and clicks == shot_at:
+            page.screenshot(path=str(SHOTS / "browser-game.png"), full_page=True)
+        buttons = page.locator("button.move:enabled")
+        n = buttons.count()
+        if n == 0:
+            continue
+        buttons.nth(rng.randrange(n)).click()
+        clicks += 1
+        assert clicks < 3000, "the game does not end"
+    return clicks
+
+
+def test_a_whole_game_against_the_random_opponent(server, browser):
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(server)
+    page.wait_for_selector("#opponent option", state="attached")
+    page.select_option("#opponent", "random")
+    page.select_option("#deck", "ember-rush")
+    page.select_option("#opponent_deck", "stone-bastion")
+    page.fill("#seed", "11")
+    page.click("#start")
+    page.wait_for_selector("#game:not([hidden])")
+    assert "seed 11" in page.inner_text("#status")
+    # the first decision is the mulligan; the board shows both sides and the hand
+    assert "Keep your opening hand" in page.inner_text("#question")
+    assert page.locator(".hand-cards .card").count() == 5
+    clicks = _play_to_the_end(page, random.Random(5), shot_at=12)
+    log = page.inner_text("#log")
+    assert "-- Turn 1:" in log and " attacks." in log and "damage zone" in log
+    result = page.inner_text("#result")
+    assert result.startswith(("You win!", "You lose.", "A draw.")) and "Game over:" in result
+    page.screenshot(path=str(SHOTS / "browser-game-over.png"), full_page=True)
+    # the finished game steps back as a replay
+    page.click("#review")
+    page.wait_for_selector("#replay:not([hidden])")
+    page.click("[data-step=next]")
+    page.wait_for_function("document.querySelector('#replay-status').textContent"
+                           ".includes('move 1 of')")
+    assert "Next:" in page.inner_text("#replay-next")
+    assert clicks > 10 and not errors, errors
+    page.close()
+
+
+def test_an_illegal_move_from_a_stale_page_is_refused_and_shown(server, browser):
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(server)
+    page.wait_for_selector("#opponent option", state="attached")
+    page.select_option("#opponent", "random")
+    page.fill("#seed", "3")
+    page.click("#start")
+    page.wait_for_selector("button.move:enabled")
+    # send a move chosen on the position before the last move: refused, nothing changes
+    state = page.evaluate("game")
+    page.locator("button.move:enabled").first.click()
+    page.wait_for_function(f"game.moves > {state['moves']}")
+    page.evaluate(f"game.moves = {state['moves']}; sendMove({state['legal'][0]['action']})")
+    page.wait_for_selector("#error:not([hidden])")
+    assert "nothing changed" in page.inner_text("#error")
+    page.close()
+
+
+def test_a_phone_sized_screen_shows_the_whole_game(server, browser):
+    page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True)
+    page.goto(server)
+    page.wait_for_selector("#opponent option", state="attached")
+    page.select_option("#opponent", "random")
+    page.fill("#seed", "21")
+    page.click("#start")
+    page.wait_for_selector("button.move:enabled")
+    for _ in range(8):                                  # a few moves in
+        page.locator("button.move:enabled").first.click()
+        page.wait_for_selector("button.move:enabled, #result:visible")
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 390 + 2, f"the page is {width}px wide on a 390px screen"
+    page.screenshot(path=str(SHOTS / "browser-phone.png"), full_page=True)
+    page.close()
