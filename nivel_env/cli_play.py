@@ -1,10 +1,11 @@
 """The ``play`` command: a game against an AI opponent in the terminal.
 
-The human sees what their seat may see -- the same information the observation
-gives an agent -- is told what happened in plain words (``narrate``), and picks moves by
-number or by key from the legal actions; ``PlaySession`` (``session.py``) runs the game.  The opponent is any agent ``load_opponent`` knows
-(``random``, ``heuristic``, a shipped or trained policy file, the search agent
-``nv2-search``) or a level of the difficulty ladder (``--level novice`` ... ``expert``).
+The human sees what their seat may see -- the same information the observation gives an
+agent -- is told what happened in plain words (``narrate``), and picks moves by number or
+by key from the legal actions; ``PlaySession`` (``session.py``) runs the game.  The
+opponent is any agent ``load_opponent`` knows (``random``, ``heuristic``, a shipped or
+trained policy file, the search agent ``nv2-search``) or a level of the difficulty ladder
+(``--level novice`` ... ``expert``).
 Leaving (``quit``, Ctrl-C, end of input) is a surrender, recorded like any other move, so
 every game can be saved as a replay.
 """

@@ -1,7 +1,9 @@
 """The ``replay`` command: step through a replay file, both hands shown.
 
 Loading re-simulates the game and checks every recorded event, so what is shown is
-what this engine does with the recorded seed, decks and actions.
+what this engine does with the recorded seed, decks and actions.  Each step is told in
+the words of the terminal game (``narrate``), from the seat of the person who played
+it (player 0 for a game between agents), and that seat is drawn at the bottom.
 """
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ Commands (Enter alone = next):
 
 def cmd_replay(args) -> int:
     from rich.console import Console
+    from .narrate import replay_seat, replay_story
     from .replay import ReplayError, load_replay
     from .screen import board
     console = Console(highlight=False)
@@ -30,36 +33,42 @@ def cmd_replay(args) -> int:
         return 2
     h = rep.header
     n = len(rep.games) - 1                  # positions 0..n; rows[i] leads from i to i+1
+    seat = replay_seat(h)                   # drawn at the bottom, as in `play`
+    names = [("You" if p == "you" else f"P{i} {p}") for i, p in enumerate(h["players"])]
+    setup, steps = replay_story(rep, seat)
     console.print(f"[bold]Replay[/bold] {args.file}: {h['decks'][0]['name']} ({h['players'][0]}) "
                   f"vs {h['decks'][1]['name']} ({h['players'][1]}), seed {h['seed']}, "
-                  f"{n} moves; verified against the engine. Type help for commands.")
+                  f"{n} moves; verified against the engine. Both hands are shown; what "
+                  f"happened is told from {names[seat]}'s side. Type help for commands.")
     if args.summary:
         for i, row in enumerate(rep.rows):
-            who = h["players"][row["player"]]
-            what = row["name"] if row["kind"] == "action" else "surrenders"
-            console.print(f"{i:>4}  turn {rep.games[i].turn:>2}  {who}: {what}")
+            console.print(f"[bold]{i:>4}  turn {rep.games[i].turn:>2}  "
+                          f"{h['players'][row['player']]}:[/bold] {_what(row)}")
+            for line in steps[i]:
+                console.print(f"        {line}", style="magenta")
         _result(console, rep)
         return 0
-    i = 0
+    i, draw = 0, True
     while True:
-        g = rep.games[i]
-        console.rule(f"move {i} of {n}")
-        console.print(board(g, 0, reveal=True, names=(f"P0 {h['players'][0]}",
-                                                      f"P1 {h['players'][1]}")))
-        if i < n:
-            row = rep.rows[i]
-            who = h["players"][row["player"]]
-            what = row["name"] if row["kind"] == "action" else "surrenders"
-            console.print(f"[bold]next:[/bold] {who} {what}")
-            for e in row["events"][:12]:
-                console.print(f"   . {e}", style="dim")
-        else:
-            _result(console, rep)
+        if draw:
+            g = rep.games[i]
+            console.rule(f"move {i} of {n}")
+            told = setup if i == 0 else steps[i - 1]
+            if told:
+                console.print("\n".join(told), style="magenta")
+            console.print(board(g, seat, reveal=True, names=(names[seat], names[1 - seat])))
+            if i < n:
+                row = rep.rows[i]
+                console.print(f"[bold]next:[/bold] {h['players'][row['player']]} {_what(row)}")
+            else:
+                _result(console, rep)
         try:
-            cmd = console.input(r"\[n]ext \[p]rev \[t N] \[g N] \[s]tart \[e]nd \[q]uit: ").strip().lower()
+            cmd = console.input("(n)ext (p)rev (t N) (g N) (s)tart (e)nd (h)elp (q)uit: ")
         except (EOFError, KeyboardInterrupt):
             return 0
+        cmd = cmd.strip().lower()
         word, _, rest = cmd.partition(" ")
+        draw, before = True, i
         if word in ("", "n", "next"):
             i = min(n, i + 1)
         elif word in ("p", "prev", "previous"):
@@ -75,8 +84,18 @@ def cmd_replay(args) -> int:
             return 0
         elif word in ("h", "help", "?"):
             console.print(HELP)
+            draw = False                   # the help stays on screen until the next step
         else:
             console.print(f"[red]'{cmd}' is not a command[/red]\n{HELP}")
+            draw = False
+        if draw and i == before and word in ("", "n", "next", "p", "prev", "previous"):
+            console.print("(already at the " + ("end" if i == n else "start") + ")")
+            draw = False
+
+
+def _what(row) -> str:
+    """A recorded move in words: the name the game gave it, or a surrender."""
+    return row["name"] if row["kind"] == "action" else "surrenders"
 
 
 def _result(console, rep) -> None:

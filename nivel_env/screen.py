@@ -74,15 +74,15 @@ def _side_summary(g, p: int, label: str) -> Text:
     if g.skill[p]:
         t.append(" · skills: " + _names(g, g.skill[p]), style="green")
     if g.damage[p]:
-        t.append("\n  damage zone: " + _names(g, g.damage[p]), style="dim")
+        t.append(" · damage zone: " + _names(g, g.damage[p]), style="dim")
     return t
 
 
 def hand_table(g, p: int, title: str, text: bool = False) -> Table:
     """One line a card: slot, name, type (T: a trigger card), cost, power/hit; with
     ``text`` each card's text too (the replay viewer)."""
-    t = Table(title=title, box=None, show_header=False, expand=True, title_justify="left",
-              padding=(0, 1), title_style="bold")
+    t = Table(title=title or None, box=None, show_header=False, expand=True,
+              title_justify="left", padding=(0, 1), title_style="bold")
     t.add_column(justify="right", width=3, style="bold cyan")
     t.add_column(min_width=18, no_wrap=True)
     t.add_column(width=9, no_wrap=True)
@@ -108,7 +108,8 @@ def board(g, viewer: int, reveal: bool = False, names=("You", "Opponent")) -> Gr
     state = "game over" if g.result is not None else \
         f"{who} turn · {K.PHASE_NAMES[g.phase]} phase"
     head = Text(f"Turn {g.turn} · {state}", style="bold underline")
-    lanes = Table(box=box.ROUNDED, expand=True, show_header=True, padding=(0, 1))
+    lanes = Table(box=box.SIMPLE_HEAD, expand=True, show_header=True, padding=(0, 1),
+                  show_edge=False, show_lines=True, header_style="dim")
     lanes.add_column("", width=8, style="bold", no_wrap=True)
     for lane in range(3):
         lanes.add_column(f"lane {lane}", ratio=1)
@@ -121,7 +122,8 @@ def board(g, viewer: int, reveal: bool = False, names=("You", "Opponent")) -> Gr
         parts.append(Text("  known in their hand: " + _names(g, g.known[opp]),
                           style="magenta"))
     parts += [lanes, _side_summary(g, viewer, names[0]),
-              hand_table(g, viewer, _possessive(names[0]) + " hand", text=reveal)]
+              hand_table(g, viewer, _possessive(names[0]) + " hand" if reveal else "",
+                         text=reveal)]
     if g.result is not None:
         r = g.result[viewer]
         msg = ("draw (turn limit)" if g.truncated else "draw") if r == 0 else \
@@ -149,19 +151,6 @@ def move_key(g, a: int) -> str:
     if A.PLAY <= a < A.ACTIVATE:
         h, t = divmod(a - A.PLAY, A.PLAY_TARGETS)
         return f"h{h}{'s' if t == A.SKILL_TARGET else t}"
-    p = g.current_player
-    if A.PLAY <= a < A.ACTIVATE:
-        h, t = divmod(a - A.PLAY, A.PLAY_TARGETS)
-        if h < len(g.hand[p]):
-            c = g.card(g.hand[p][h])
-            if t == A.SKILL_TARGET:
-                return f"use {c.name} (skill)"
-            cur = g.unit[p * 3 + t]
-            if c.type == m.ITEM:
-                return f"equip {c.name} on {g.card(cur).name} (lane {t})"
-            if cur >= 0:
-                return f"upgrade {g.card(cur).name} to {c.name} (lane {t})"
-            return f"play {c.name} in lane {t}"
     if A.ACTIVATE <= a < A.ATTACK:
         source, slot = divmod(a - A.ACTIVATE, A.ACTIVATE_SLOTS)
         return f"x{'l' if source == 0 else source - 1}{slot}"
@@ -172,8 +161,9 @@ def move_key(g, a: int) -> str:
 
 
 def moves_table(g, legal: list[int]) -> Table:
-    """The legal moves, numbered and keyed, in two columns when there are many."""
-    cols = 2 if len(legal) > 6 else 1
+    """The legal moves, numbered and keyed, in two or three columns when there are
+    many."""
+    cols = 3 if len(legal) > 12 else 2 if len(legal) > 6 else 1
     t = Table(box=None, show_header=False, padding=(0, 1), expand=cols > 1)
     for _ in range(cols):
         t.add_column(justify="right", style="bold cyan", no_wrap=True)
@@ -228,8 +218,8 @@ def _possessive(name: str) -> str:
 
 
 def move_name(g, a: int) -> str:
-    """``action_name`` for a person: an activated ability is told by its text, not by its
-    timing's key."""
+    """``action_name`` for a person: a play says where the card goes without hand slots
+    (the key has them), an activated ability is told by its text, not its timing's key."""
     p = g.current_player
     if A.PLAY <= a < A.ACTIVATE:
         h, t = divmod(a - A.PLAY, A.PLAY_TARGETS)
@@ -239,7 +229,7 @@ def move_name(g, a: int) -> str:
                 return f"use {c.name} (skill)"
             cur = g.unit[p * 3 + t]
             if c.type == m.ITEM:
-                return f"equip {c.name} on {g.card(cur).name} (lane {t})"
+                return f"equip {c.name} on {g.card(cur).name}"
             if cur >= 0:
                 return f"upgrade {g.card(cur).name} to {c.name} (lane {t})"
             return f"play {c.name} in lane {t}"

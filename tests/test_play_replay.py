@@ -46,6 +46,67 @@ def test_leaving_is_a_clean_surrender(tmp_path, text):
     assert list(rep.games[-1].returns()) == [-1, 1]
 
 
+def test_moves_by_key_and_the_commands_that_explain(tmp_path):
+    text = "k\nrules\ninspect h0\ninspect 1\ninspect leader\ninspect nowhere\n" \
+           "card scorch lancer\ncard zzz\ne\n" + "1\n" * 3000
+    r = run(["play", "--seed", "5", "--opponent", "random", "--seat", "0", "--deck",
+             "ember-rush", "--opponent-deck", "stone-bastion"], text)
+    assert r.returncode == 0, r.stderr
+    out = r.stdout
+    assert "You keep the opening hand." in out                  # k: keep, by its key
+    assert "Size and costs." in out and "Pierce N (10.2.3.2)" in out     # rules primer
+    assert "Opponent, lane 1:" in out and "You, lane 1:" in out         # inspect 1
+    assert "Oath:" in out                                       # inspect leader: full text
+    assert "inspect what?" in out and "no card is named like 'zzz'" in out
+    assert "Scorch Lancer  (unit · fire · cost" in out           # card NAME
+    assert "Game over" in out
+
+
+def test_the_board_fits_a_100_by_30_terminal():
+    """A busy late-game position: board, question and moves in 30 lines of 100."""
+    import random
+    from nivel_env.screen import board, decision_line, moves_table
+    worst = 0
+    for seed in range(6):
+        g = new_game(load_deck("anvil-guild"), load_deck("veil-piercers"), seed=seed)
+        rng = random.Random(seed)
+        while not g.is_terminal() and g.turn < 9:
+            g.apply_action(rng.choice(g.legal_actions()))
+        while not g.is_terminal() and g.decision.kind != "main":
+            g.apply_action(rng.choice(g.legal_actions()))
+        if g.is_terminal():
+            continue
+        c = Console(record=True, width=100, file=open("/dev/null", "w"))
+        c.print(board(g, g.current_player))
+        c.print(decision_line(g))
+        c.print(moves_table(g, g.legal_actions()))
+        text = c.export_text()
+        assert max(len(x) for x in text.splitlines()) <= 100
+        worst = max(worst, len(text.splitlines()) + 1)          # + the prompt
+    assert 0 < worst <= 30, worst
+
+
+def test_move_keys_name_the_same_move_at_every_decision():
+    from nivel_env.engine import actions as A
+    from nivel_env.screen import move_key
+    g = new_game(load_deck("ember-rush"), load_deck("stone-bastion"), seed=1)
+    assert move_key(g, A.END_MAIN) == move_key(g, A.END_ATTACK) == "e"
+    assert move_key(g, A.play_id(2, 0)) == "h20" and move_key(g, A.play_id(3, 3)) == "h3s"
+    assert move_key(g, A.ATTACK + 1) == "a1" and move_key(g, A.GUARDIAN + 2) == "g2"
+    assert move_key(g, A.activate_id(0, 0)) == "xl0" and move_key(g, A.activate_id(2, 1)) == "x11"
+    assert move_key(g, A.PICK + 3) == ""                        # picks: by number only
+    keys = [move_key(g, a) for a in range(A.N_ACTIONS) if move_key(g, a)]
+    assert len(keys) == len(set(keys)) + 1                       # only "e" is shared
+
+
+def test_the_board_shows_keyword_values():
+    from nivel_env.primer import keyword_label
+    from nivel_env.cards import load_card_db
+    labels = {keyword_label(k) for c in load_card_db().cards for k in c.subkeywords}
+    assert {"Pierce 1", "Pierce 2", "Guardian (Barrier 1)", "Credit 1",
+            "Breakthrough (with power 3 or less)"} <= labels
+
+
 def test_bad_arguments_name_what_is_wrong(tmp_path):
     r = run(["play", "--deck", "no-such-deck"], "")
     assert r.returncode == 2 and "no-such-deck" in r.stderr
@@ -162,9 +223,16 @@ def test_replay_viewer_steps_and_summarises(replay_file):
                  "the previous move", "Result:"):
         assert want in out, want
     assert "Turn 3" in out
+    # told in words with card names, seats named as recorded, no raw event dicts
+    assert "P0 a" in out and "P1 b" in out and "{'type'" not in out and " . {" not in out
+    assert "You draw 5 cards." in out and "-- Turn 1:" in out
+    # help stays on screen: the next thing after it is the prompt, not a board
+    after_help = out.rsplit("q, quit      leave", 1)[1]
+    assert after_help.index("(n)ext") < after_help.index("move ")
     r = run(["replay", str(path), "--summary"], "")
     assert r.returncode == 0 and "Result:" in r.stdout
     assert r.stdout.count(" turn ") >= len(replay_file[1])
+    assert "Game over: " in r.stdout and " attacks." in r.stdout
     r = run(["replay", str(path.parent / "missing.jsonl")], "")
     assert r.returncode == 2 and "missing.jsonl" in r.stderr
 
@@ -195,7 +263,7 @@ def test_ctrl_c_at_the_prompt_surrenders_cleanly():
                          env={**os.environ, "PYTHONUNBUFFERED": "1"})
     seen = ""
     deadline = time.time() + 120
-    while "Move [" not in seen and time.time() < deadline:
+    while "Move (" not in seen and time.time() < deadline:
         seen += p.stdout.read(1)
     p.send_signal(signal.SIGINT)
     out, err = p.communicate(timeout=60)
@@ -209,10 +277,10 @@ def test_quit_asks_first_and_forced_moves_play_themselves(tmp_path):
     assert r.returncode == 0, r.stderr
     assert "Surrender and leave the game? (y/N)" in r.stdout and "Play on." in r.stdout
     assert "Game over: you lose — you surrendered" in r.stdout
-    assert "You's hand" not in r.stdout and "Your hand" in r.stdout
+    assert "You's hand" not in r.stdout and "  h0  " in r.stdout
     auto = run(["play", "--seed", "5", "--opponent", "random", "--deck", "ember-rush",
                 "--opponent-deck", "stone-bastion"], "1\n" * 3000)
     manual = run(["play", "--seed", "5", "--opponent", "random", "--deck", "ember-rush",
                   "--opponent-deck", "stone-bastion", "--no-auto"], "1\n" * 3000)
     assert "(your only move: " in auto.stdout and "(your only move: " not in manual.stdout
-    assert auto.stdout.count("Move [") < manual.stdout.count("Move [")
+    assert auto.stdout.count("Move (") < manual.stdout.count("Move (")

@@ -63,6 +63,18 @@ def browser():
         b.close()
 
 
+def _new_game(page, server, seed: int, **choices) -> None:
+    """Open the page and start a game against the random opponent."""
+    page.goto(server)
+    page.wait_for_selector("#opponent option", state="attached")
+    page.select_option("#opponent", "random")
+    for field, value in choices.items():
+        page.select_option(f"#{field}", value)
+    page.fill("#seed", str(seed))
+    page.click("#start")
+    page.wait_for_selector("#game:not([hidden])")
+
+
 def _play_to_the_end(page, rng, shot_at: int | None = None) -> int:
     clicks = 0
     while not page.locator("#result").is_visible():
@@ -86,14 +98,7 @@ def test_a_whole_game_against_the_random_opponent(server, browser):
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     errors = []
     page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(server)
-    page.wait_for_selector("#opponent option", state="attached")
-    page.select_option("#opponent", "random")
-    page.select_option("#deck", "ember-rush")
-    page.select_option("#opponent_deck", "stone-bastion")
-    page.fill("#seed", "11")
-    page.click("#start")
-    page.wait_for_selector("#game:not([hidden])")
+    _new_game(page, server, 11, deck="ember-rush", opponent_deck="stone-bastion")
     assert "seed 11" in page.inner_text("#status")
     # the first decision is the mulligan; the board shows both sides and the hand
     assert "Keep your opening hand" in page.inner_text("#question")
@@ -101,8 +106,12 @@ def test_a_whole_game_against_the_random_opponent(server, browser):
     clicks = _play_to_the_end(page, random.Random(5), shot_at=12)
     log = page.inner_text("#log")
     assert "-- Turn 1:" in log and " attacks." in log and "damage zone" in log
+    assert "Game over: you " in log
     result = page.inner_text("#result")
-    assert result.startswith(("You win!", "You lose.", "A draw.")) and "Game over:" in result
+    assert result.startswith(("You win! ", "You lose. ", "A draw. ")), result
+    why = log.split("Game over: ")[-1].split(" — ")[1].strip().rstrip(".")
+    assert why[1:] in result                                          # ... and why
+    assert not page.locator("#surrender").is_visible()
     page.screenshot(path=str(SHOTS / "browser-game-over.png"), full_page=True)
     # the finished game steps back as a replay
     page.click("#review")
@@ -111,17 +120,19 @@ def test_a_whole_game_against_the_random_opponent(server, browser):
     page.wait_for_function("document.querySelector('#replay-status').textContent"
                            ".includes('move 1 of')")
     assert "Next:" in page.inner_text("#replay-next")
+    for step in range(2, 31):
+        page.click("[data-step=next]")
+        page.wait_for_function("document.querySelector('#replay-status').textContent"
+                               f".includes('move {step} of')")
+    assert "AI (random)'s hand:" in page.inner_text("#replay-board")   # both hands shown
+    page.screenshot(path=str(SHOTS / "browser-replay.png"), full_page=True)
     assert clicks > 10 and not errors, errors
     page.close()
 
 
 def test_an_illegal_move_from_a_stale_page_is_refused_and_shown(server, browser):
     page = browser.new_page(viewport={"width": 1280, "height": 900})
-    page.goto(server)
-    page.wait_for_selector("#opponent option", state="attached")
-    page.select_option("#opponent", "random")
-    page.fill("#seed", "3")
-    page.click("#start")
+    _new_game(page, server, 3)
     page.wait_for_selector("button.move:enabled")
     # send a move chosen on the position before the last move: refused, nothing changes
     state = page.evaluate("game")
@@ -130,16 +141,18 @@ def test_an_illegal_move_from_a_stale_page_is_refused_and_shown(server, browser)
     page.evaluate(f"game.moves = {state['moves']}; sendMove({state['legal'][0]['action']})")
     page.wait_for_selector("#error:not([hidden])")
     assert "nothing changed" in page.inner_text("#error")
+    # a reloaded page picks the game up where it was
+    moves = page.evaluate("game.moves")
+    page.reload()
+    page.wait_for_selector("#game:not([hidden])")
+    assert page.evaluate("game.moves") == moves and "seed 3" in page.inner_text("#status")
+    assert page.locator("#log li").count() > 3
     page.close()
 
 
 def test_a_phone_sized_screen_shows_the_whole_game(server, browser):
     page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True)
-    page.goto(server)
-    page.wait_for_selector("#opponent option", state="attached")
-    page.select_option("#opponent", "random")
-    page.fill("#seed", "21")
-    page.click("#start")
+    _new_game(page, server, 21)
     page.wait_for_selector("button.move:enabled")
     for _ in range(8):                                  # a few moves in
         page.locator("button.move:enabled").first.click()

@@ -265,14 +265,16 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         n = len(rep.games) - 1
         step = min(max(step, 0), n)
         h = rep.header
+        def said(row):
+            return None if row is None else {
+                "player": h["players"][row["player"]],
+                "name": row.get("name") if row["kind"] == "action" else "surrenders"}
         nxt = rep.rows[step] if step < n else None
         return {"id": key, "step": step, "steps": n, "seat": seat, "seed": h["seed"],
                 "players": h["players"], "decks": [d["name"] for d in h["decks"]],
                 "board": seat_view(rep.games[step], seat, reveal=True),
                 "lines": r["setup"] if step == 0 else r["steps"][step - 1],
-                "next": None if nxt is None else {
-                    "player": h["players"][nxt["player"]],
-                    "name": nxt.get("name") if nxt["kind"] == "action" else "surrenders"},
+                "last": said(rep.rows[step - 1] if step else None), "next": said(nxt),
                 "result": None if rep.games[-1].result is None else
                 list(rep.games[-1].result)}
 

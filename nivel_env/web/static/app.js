@@ -110,7 +110,13 @@ function sideSummary(side, label) {
   return { s, lead };
 }
 
-function zoneRow(label, cards) {
+function zoneRow(label, cards, folded) {
+  if (folded && cards.length) {              // a long list (the trash) opens on a click
+    const d = el("details", "zone");
+    d.append(el("summary", "", `${label}: ${cards.length} card${cards.length === 1 ? "" : "s"}`));
+    for (const c of cards) d.append(cardChip(c));
+    return d;
+  }
   const r = el("div", "zone");
   r.append(el("span", "zone-label", `${label}:`));
   if (!cards.length) r.append(el("span", "dim", " none"));
@@ -150,7 +156,7 @@ function drawBoard(target, board, names, interactive) {
   root.append(opp.s);
   const oz = el("div", "zones");
   oz.append(zoneRow("skills", board.opponent.skills), zoneRow("damage zone", board.opponent.damage),
-            zoneRow("trash", board.opponent.trash));
+            zoneRow("trash", board.opponent.trash, true));
   if (board.opponent.hand) oz.append(zoneRow(`${names[1]}'s hand`, board.opponent.hand));
   else if (board.opponent.known.length) oz.append(zoneRow("known in their hand", board.opponent.known));
   root.append(oz);
@@ -169,7 +175,7 @@ function drawBoard(target, board, names, interactive) {
   }
   const mz = el("div", "zones");
   mz.append(zoneRow("skills", board.you.skills), zoneRow("damage zone", board.you.damage),
-            zoneRow("trash", board.you.trash));
+            zoneRow("trash", board.you.trash, true));
   root.append(mz);
 
   const hand = el("div", "hand");
@@ -218,9 +224,10 @@ function render() {
   const res = $("result");
   res.hidden = !g.over;
   if (g.over) {
-    const last = g.log.length ? g.log[g.log.length - 1] : "";
+    const last = $("log").lastElementChild ? $("log").lastElementChild.textContent : "";
+    const why = last.startsWith("Game over") ? last.split(" — ").slice(1).join(" — ") : "";
     res.textContent = { win: "You win!", loss: "You lose.", draw: "A draw." }[g.outcome] +
-      " " + (last.startsWith("Game over") ? last : "");
+      (why ? ` ${why[0].toUpperCase()}${why.slice(1)}` : "");
     res.className = `result ${g.outcome}`;
   }
   $("surrender").hidden = g.over;
@@ -235,6 +242,7 @@ async function startGame(ev) {
   setBusy(true, "Dealing…");
   try {
     game = await api("POST", "/api/games", body);
+    localStorage.setItem("nivelGame", game.id);
     $("log").replaceChildren();
     $("detail").hidden = true;
     show("game");
@@ -283,7 +291,9 @@ function renderReplay() {
     (r.result ? ` · result ${r.result[r.seat] > 0 ? names[r.seat] + " won" : r.result[r.seat] < 0 ? names[1 - r.seat] + " won" : "a draw"}` : "");
   $("replay-step").max = r.steps;
   $("replay-step").value = r.step;
-  $("replay-lines").replaceChildren(...r.lines.map((l) => el("li", "", l)));
+  const told = r.lines.map((l) => el("li", "", l));
+  if (r.last) told.unshift(el("li", "turn-line", `Move ${r.step}: ${r.last.player} — ${r.last.name}`));
+  $("replay-lines").replaceChildren(...told);
   $("replay-next").textContent = r.next ? `Next: ${r.next.player} — ${r.next.name}` : "End of the replay.";
   drawBoard($("replay-board"), r.board, [names[r.seat], names[1 - r.seat]], false);
 }
@@ -317,6 +327,11 @@ async function init() {
       for (const [v, label] of items) sel.append(new Option(label, v));
     };
     const decks = o.decks.map((d) => [d.name, `${d.title} (${d.leader})`]);
+    const plans = Object.fromEntries(o.decks.map((d) => [d.name, d]));
+    $("deck").addEventListener("change", () => {
+      const d = plans[$("deck").value];
+      $("deck-plan").textContent = d ? `${d.title}: ${d.plan}` : "";
+    });
     fill($("deck"), decks, "dealt by the seed");
     fill($("opponent_deck"), decks, "dealt by the seed");
     fill($("opponent"), o.opponents.map((p) => [p.name, p.label]));
@@ -333,7 +348,13 @@ async function init() {
     const ul = el("ul");
     for (const k of rules.keywords) ul.append(el("li", "", k));
     body.append(ul);
-  } catch (e) { showError(`cannot reach the server: ${e.message}`); }
+  } catch (e) { showError(`cannot reach the server: ${e.message}`); return; }
+  // a reloaded page picks its game up again (the id is the only key to it)
+  const saved = localStorage.getItem("nivelGame");
+  if (saved) {
+    try { game = await api("GET", `/api/games/${saved}`); show("game"); render(); }
+    catch (e) { localStorage.removeItem("nivelGame"); }
+  }
 }
 
 $("setup-form").addEventListener("submit", startGame);

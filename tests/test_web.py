@@ -1,0 +1,208 @@
+"""The browser game's server: every answer shows the person's seat only what it may see,
+every move is checked by the engine (an illegal or stale one changes nothing), games are
+limited per client and in time, and bad requests get clear errors, not a crash."""
+import json
+import random
+
+import pytest
+
+pytest.importorskip("starlette")
+pytest.importorskip("httpx")
+from starlette.testclient import TestClient  # noqa: E402
+
+from nivel_env.engine.hidden import determinize, relabel, substitute  # noqa: E402
+from nivel_env.web.app import ServerConfig, create_app  # noqa: E402
+from nivel_env.web.store import Store  # noqa: E402
+from nivel_env.web.view import legal_moves, seat_view  # noqa: E402
+
+
+@pytest.fixture()
+def app():
+    return create_app(ServerConfig(per_client=3, total=5))
+
+
+@pytest.fixture()
+def client(app):
+    return TestClient(app)
+
+
+def _new(client, **kw):
+    r = client.post("/api/games", json={"opponent": "random", **kw})
+    assert r.status_code == 201, r.text
+    return r.json()
+
+
+def _move(client, s, action, **kw):
+    return client.post(f"/api/games/{s['id']}/move",
+                       json={"action": action, "moves": s["moves"], "since": s["log_total"],
+                             **kw})
+
+
+def _worlds(g, seat, k):
+    return [determinize(g, seat, k), substitute(g, seat, k), relabel(g, seat, k)]
+
+
+def test_every_answer_of_a_whole_game_hides_what_the_seat_may_not_see(app, client):
+    """The board and the moves sent are the same in every world that differs only in what
+    the seat cannot see (the opponent's hand, both decks' order, instance names), and no
+    answer carries the opponent's hand or a deck's cards."""
+    rng = random.Random(7)
+    checked = 0
+    for seed in (4, 9):
+        s = _new(client, seed=seed, deck="veil-piercers", opponent_deck="tide-scholars")
+        session = app.state.games.get(s["id"]).value
+        seat = session.human
+        while True:
+            g = session.g
+            body = json.dumps(s)
+            assert '"hand"' not in json.dumps(s["board"]["opponent"])
+            assert '"deck": [' not in body and "instance" not in body
+            if not s["over"] and checked % 3 == 0:
+                for k, h in enumerate(_worlds(g, seat, checked)):
+                    assert seat_view(h, seat) == s["board"], (seed, s["moves"], k)
+                    assert legal_moves(h, seat) == s["legal"], (seed, s["moves"], k)
+            checked += 1
+            if s["over"]:
+                break
+            r = _move(client, s, rng.choice(s["legal"])["action"])
+            assert r.status_code == 200, r.text
+            s = r.json()
+        assert s["outcome"] in ("win", "loss", "draw")
+        assert s["log"][-1].startswith("Game over: ")
+    assert checked > 40
+
+
+def test_the_opponents_hand_is_a_count_and_its_cards_leave_no_trace(app, client):
+    s = _new(client, seed=12)
+    session = app.state.games.get(s["id"]).value
+    opp = 1 - session.human
+    hidden = {session.g.card(i).name for i in session.g.hand[opp]}
+    public = set()
+    for p in (0, 1):
+        for zone in (session.g.trash, session.g.damage, session.g.skill, session.g.known):
+            public |= {session.g.card(i).name for i in zone[p]}
+        public |= {session.g.card(i).name for i in session.g.hand[session.human]}
+        public |= {session.g.card(i).name for i in session.g.unit[p * 3:p * 3 + 3] if i >= 0}
+    public |= {session.g.leader_face(p).name for p in (0, 1)}
+    full = client.get(f"/api/games/{s['id']}").text
+    assert s["board"]["opponent"]["hand_count"] == len(session.g.hand[opp])
+    for name in hidden - public:
+        assert name not in full, name
+
+
+def test_an_illegal_or_stale_move_changes_nothing(app, client):
+    s = _new(client, seed=3)
+    session = app.state.games.get(s["id"]).value
+    before = session.g.to_dict(), session.moves, len(session.log)
+    legal = {m["action"] for m in s["legal"]}
+    bad = next(a for a in range(337) if a not in legal)
+    r = _move(client, s, bad)
+    assert r.status_code == 409 and "not legal" in r.json()["error"] \
+        and "nothing changed" in r.json()["error"]
+    assert (session.g.to_dict(), session.moves, len(session.log)) == before
+    ok = _move(client, s, s["legal"][0]["action"])
+    assert ok.status_code == 200
+    after = session.g.to_dict()
+    r = _move(client, s, s["legal"][0]["action"])       # sent from the old page
+    assert r.status_code == 409 and "out of date" in r.json()["error"]
+    assert session.g.to_dict() == after
+    for body in ({"action": "x"}, {"action": -1}, {"action": True}, {},
+                 {"action": 2, "moves": "many"}):
+        r = client.post(f"/api/games/{s['id']}/move", json=body)
+        assert r.status_code == 400 and "action" in r.json()["error"] or \
+            "moves" in r.json()["error"], body
+    assert session.g.to_dict() == after
+
+
+def test_bad_requests_get_clear_errors_and_the_server_stays_up(client):
+    cases = [
+        (client.post("/api/games", content=b"{not json"), 400, "not JSON"),
+        (client.post("/api/games", content=b"[1, 2]"), 400, "JSON object"),
+        (client.post("/api/games", json={"deck": "no-such-deck"}), 400, "no-such-deck"),
+        (client.post("/api/games", json={"opponent": "../../etc/passwd"}), 400,
+         "unknown opponent"),
+        (client.post("/api/games", json={"opponent": "nv2-search:simulations=99999"}), 400,
+         "unknown opponent"),
+        (client.post("/api/games", json={"seed": -4}), 400, "seed"),
+        (client.post("/api/games", json={"seat": 7}), 400, "seat"),
+        (client.post("/api/games", content=b"x" * 20000), 413, "at most"),
+        (client.get("/api/games/nope"), 404, "no such game"),
+        (client.post("/api/games/nope/move", json={"action": 2}), 404, "no such game"),
+        (client.get("/api/replays/nope"), 404, "no such replay"),
+        (client.post("/api/replays", content=b"not a replay"), 400, "line 1"),
+        (client.post("/api/replays", content=b"\xff\xfe"), 400, "UTF-8"),
+    ]
+    for r, status, words in cases:
+        assert r.status_code == status, (r.status_code, r.text)
+        assert words in r.json()["error"], r.json()
+    assert client.get("/api/options").status_code == 200
+
+
+def test_games_are_limited_per_client_and_in_time(client):
+    ids = [_new(client, seed=i)["id"] for i in range(3)]
+    r = client.post("/api/games", json={"opponent": "random"})
+    assert r.status_code == 429 and "at most 3" in r.json()["error"]
+    assert client.delete(f"/api/games/{ids[0]}").status_code == 200
+    _new(client, seed=5)
+    now = [0.0]
+    store = Store("games", per_client=2, total=3, idle_s=10, lifetime_s=100,
+                  clock=lambda: now[0])
+    a = store.add("a", "x")
+    now[0] = 5
+    assert store.get(a).value == "a"                   # touched at 5
+    now[0] = 14
+    assert store.get(a) is not None                    # idle 9 < 10
+    now[0] = 30
+    assert store.get(a) is None and len(store) == 0    # idle too long
+    b = store.add("b", "x")
+    for t in range(35, 140, 5):                        # used often, but too old at last
+        now[0] = t
+        if store.get(b) is None:
+            break
+    assert now[0] >= 130 and store.get(b) is None
+
+
+def test_a_game_saves_as_a_replay_that_loads_and_steps(client):
+    s = _new(client, seed=8)
+    rng = random.Random(1)
+    while not s["over"]:
+        s = _move(client, s, rng.choice(s["legal"])["action"]).json()
+    r = client.get(f"/api/games/{s['id']}/replay")
+    assert r.status_code == 200 and "attachment" in r.headers["content-disposition"]
+    first = json.loads(r.text.splitlines()[0])
+    assert first["kind"] == "header" and first["players"][s["seat"]] == "you"
+    v = client.post("/api/replays?name=mine.jsonl", content=r.content)
+    assert v.status_code == 201, v.text
+    rep = v.json()
+    assert rep["steps"] == s["moves"] and rep["step"] == 0 and rep["seat"] == s["seat"]
+    assert "hand" in rep["board"]["opponent"]            # a replay shows both hands
+    mid = client.get(f"/api/replays/{rep['id']}?step=5").json()
+    assert mid["step"] == 5 and mid["lines"] and mid["next"]["name"]
+    end = client.get(f"/api/replays/{rep['id']}?step=99999").json()
+    assert end["step"] == end["steps"] and end["next"] is None and end["result"]
+    assert any(line.startswith("Game over") for line in end["lines"])
+
+
+def test_the_page_and_its_options(client):
+    page = client.get("/")
+    assert page.status_code == 200 and "Nivel Arena" in page.text
+    assert client.get("/static/app.js").status_code == 200
+    o = client.get("/api/options").json()
+    names = [x["name"] for x in o["opponents"]]
+    assert names[:4] == ["novice", "casual", "strong", "expert"] and "random" in names
+    assert {"ember-rush", "stone-bastion"} <= {d["name"] for d in o["decks"]}
+    rules = client.get("/api/rules").json()
+    assert any(k.startswith("Pierce N (10.2.3.2)") for k in rules["keywords"])
+
+
+def test_serve_refuses_a_missing_policy_file_and_offers_given_ones(tmp_path, capsys):
+    from nivel_env.__main__ import main
+    assert main(["serve", "--policy", str(tmp_path / "nope.pt")]) == 2
+    assert "nope.pt not found" in capsys.readouterr().err
+    cfg = ServerConfig(opponents={"mine": ("heuristic", "mine: a test opponent")},
+                       default_opponent="absent")
+    c = TestClient(create_app(cfg))
+    o = c.get("/api/options").json()
+    assert [x["name"] for x in o["opponents"]] == ["mine"] and o["default_opponent"] == "mine"
+    assert c.post("/api/games", json={"opponent": "heuristic"}).status_code == 400
+    assert c.post("/api/games", json={}).status_code == 201       # the default: mine
