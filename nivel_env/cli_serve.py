@@ -37,7 +37,9 @@ def cmd_serve(args) -> int:
     cfg = ServerConfig(db=db, decks=decks, opponents=opponents,
                        default_opponent=args.opponent, per_client=args.games_per_client,
                        total=args.max_games, idle_s=args.idle_minutes * 60.0,
-                       lifetime_s=args.lifetime_hours * 3600.0)
+                       lifetime_s=args.lifetime_hours * 3600.0,
+                       allowed_hosts=["127.0.0.1", "localhost"]
+                       if args.host in ("127.0.0.1", "localhost") else ["*"])
     try:
         app = create_app(cfg)
     except SetupError as e:

@@ -11,6 +11,7 @@ effect resolving) across calls, so a screen can narrate the new events after eac
 from __future__ import annotations
 
 from .engine.const import PER
+from .primer import keyword_label
 
 
 class Narrator:
@@ -141,8 +142,10 @@ class Narrator:
 
     def _guardian(self, e, p, me):
         self.defender = (e["iid"], e["card"])
+        printed = [k for k in self.g.db.get(e["card"]).subkeywords if k.term == "guardian"]
+        paid = f", paying {keyword_label(printed[0])[10:-1]}" if len(printed) == 1 else ""
         return f"{self.Owned(e['iid'], e['card'])} steps in as Guardian " \
-               f"from lane {e['lane']}."
+               f"from lane {e['lane']}{paid}."
 
     def _no_defense(self, e, p, me):
         return f"{self.who(p)} do{'' if me else 'es'}n’t block."
@@ -186,7 +189,7 @@ class Narrator:
         return f"{self.Owned(e['iid'], e['card'])} has 0 power and is trashed."
 
     def _discard(self, e, p, me):
-        why = " (hand limit: 7)" if e.get("reason") == "hand limit discard" else ""
+        why = _DISCARD_WHY.get(e.get("reason"), "")
         return f"{self.who(p)} discard{'' if me else 's'} {self.name(e['card'])}{why}."
 
     def _mill(self, e, p, me):
@@ -252,6 +255,9 @@ _CARD_CHANGES = {
     "grant": "gains {keyword}",
     "prohibit": "cannot {what}",
 }
+#: why a card was discarded, by the event's reason
+_DISCARD_WHY = {"hand limit discard": " (hand limit: 7)", "barrier": " (to pay for Guardian)",
+                "barrier discard": " (to pay for Guardian)", "credit discard": " (Credit)"}
 #: events a player does, told as "You <this>" / "Your opponent <this>" ({s}, {es}: the
 #: verb's ending; {whose}: your / their)
 _PLAYER_DOES = {

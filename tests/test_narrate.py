@@ -82,3 +82,17 @@ def test_a_stat_change_names_its_cause(db):
     g = make(db, P(level=5, hand=["DA-14"]), P("T-L02", units=["T-002"]))
     do(g, "use Curse of Frailty")
     assert narrate(g, 1)[-1] == "Your Flame Lancer gets -2 power (Curse of Frailty)."
+
+
+def test_a_guardian_names_what_it_paid(db):
+    from test_rules_combat import OPP, attack
+    from nivel_env.engine import actions as A
+    g = make(db, P(units=[None, "T-003"]), P(OPP, units=["T-021"], hand=["T-001", "T-003"]))
+    n = Narrator(g, 1)
+    n.seen = len(g.events)
+    attack(g, "Raider of Ash")
+    do(g, "guardian Tide Guard")
+    g.apply_action(A.PICK)
+    lines = n.new_lines()
+    assert "You discard Ember Squire (to pay for Guardian)." in lines
+    assert "Your Tide Guard steps in as Guardian from lane 0, paying Barrier 1." in lines

@@ -105,7 +105,7 @@ def test_4_4_4_the_drawer_chooses_how_many_before_drawing(xdb):
     assert g.decision_name == "may" and (d.count, d.most) == (0, 2)
     assert len(g.deck[0]) == 5                  # nothing drawn while choosing
     from nivel_env.screen import decision_line
-    assert "how many: 0 chosen so far, at most 2" in decision_line(g)
+    assert "one more? 0 chosen so far, at most 2" in decision_line(g)
     do(g, "one more (now 1 of at most 2)")
     assert decision_info(g).count == 1 and len(g.deck[0]) == 5
     do(g, "stop at 1")

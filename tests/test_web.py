@@ -23,7 +23,7 @@ def app():
 
 @pytest.fixture()
 def client(app):
-    return TestClient(app)
+    return TestClient(app, base_url="http://127.0.0.1")
 
 
 def _new(client, **kw):
@@ -191,6 +191,13 @@ def test_the_page_and_its_options(client):
     names = [x["name"] for x in o["opponents"]]
     assert names[:4] == ["novice", "casual", "strong", "expert"] and "random" in names
     assert {"ember-rush", "stone-bastion"} <= {d["name"] for d in o["decks"]}
+    from nivel_env.web.app import needs_torch
+    assert [needs_torch(x) for x in ("novice", "casual", "heuristic:random_share=0.5",
+                                     "strong", "expert", "nv2-ppo", "runs/x/policy.pt")] \
+        == [False, False, False, True, True, True, True]
+    import importlib.util
+    torch = importlib.util.find_spec("torch") is not None
+    assert [x["available"] for x in o["opponents"]][:4] == [True, True, torch, torch]
     rules = client.get("/api/rules").json()
     assert any(k.startswith("Pierce N (10.2.3.2)") for k in rules["keywords"])
 
@@ -201,8 +208,28 @@ def test_serve_refuses_a_missing_policy_file_and_offers_given_ones(tmp_path, cap
     assert "nope.pt not found" in capsys.readouterr().err
     cfg = ServerConfig(opponents={"mine": ("heuristic", "mine: a test opponent")},
                        default_opponent="absent")
-    c = TestClient(create_app(cfg))
+    c = TestClient(create_app(cfg), base_url="http://localhost:8000")
     o = c.get("/api/options").json()
     assert [x["name"] for x in o["opponents"]] == ["mine"] and o["default_opponent"] == "mine"
     assert c.post("/api/games", json={"opponent": "heuristic"}).status_code == 400
     assert c.post("/api/games", json={}).status_code == 201       # the default: mine
+
+
+def test_a_local_server_answers_only_to_local_names_and_sends_safe_headers(app):
+    other = TestClient(app, base_url="http://evil.example")
+    assert other.get("/api/options").status_code == 400         # DNS rebinding: refused
+    r = TestClient(app, base_url="http://localhost:8000").get("/")
+    assert r.status_code == 200
+    assert "default-src 'self'" in r.headers["content-security-policy"]
+    assert r.headers["x-content-type-options"] == "nosniff"
+
+
+def test_a_trained_policy_and_the_search_agent_play_in_the_browser(client):
+    pytest.importorskip("torch")
+    for opponent in ("strong", "nv2-search"):
+        s = _new(client, opponent=opponent, seed=6)
+        for _ in range(6):
+            if s["over"]:
+                break
+            s = _move(client, s, s["legal"][0]["action"]).json()
+        assert s["board"]["turn"] >= 1 and s["opponent"] == opponent

@@ -22,12 +22,15 @@ illegal move: nothing changed), 413 (too large) or 429 (too many games).
 """
 from __future__ import annotations
 
+import importlib.util
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
@@ -45,6 +48,24 @@ STATIC = Path(__file__).with_name("static")
 MAX_BODY = 1 << 14                       # a move or a new game: a few hundred bytes
 MAX_REPLAY = 16 << 20                    # a 200-turn game records about 2 MB
 DIFFICULTIES = ("hard", "normal", "easy")
+
+
+class _SecurityHeaders:
+    """Headers for every answer: the page loads only its own scripts and styles, is not
+    framed by other sites, and its JSON is never sniffed as something else."""
+
+    HEADERS = [(b"content-security-policy", b"default-src 'self'; frame-ancestors 'none'"),
+               (b"x-content-type-options", b"nosniff"), (b"referrer-policy", b"no-referrer")]
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        async def send_with_headers(message):
+            if message["type"] == "http.response.start":
+                message["headers"] = list(message.get("headers", [])) + self.HEADERS
+            await send(message)
+        await self.app(scope, receive, send_with_headers if scope["type"] == "http" else send)
 
 
 class BadRequest(Exception):
@@ -65,24 +86,34 @@ class ServerConfig:
     total: int = 64
     idle_s: float = 1800.0
     lifetime_s: float = 4 * 3600.0
+    #: Host headers answered (a page on another site cannot reach a local server through
+    #: a name it controls, "DNS rebinding"); ["*"] when serving a network
+    allowed_hosts: list = field(default_factory=lambda: ["127.0.0.1", "localhost"])
 
 
 def default_opponents() -> dict:
     """The difficulty ladder first, then the named agents."""
-    out = {"random": ("random", "moves at random")}
     try:
         from agents.opponents import LEVELS, SEARCHES, bundled_opponents
     except ImportError:                                   # the agents package is absent
-        return {**out, "heuristic": ("heuristic", "rule-based")}
-    out = {name: (name, f"{name}: {what}") for name, (_spec, what) in LEVELS.items()}
-    for name in bundled_opponents():
-        if name in out:
-            continue
-        what = {"random": "moves at random", "heuristic": "the rule-based heuristic, greedy",
-                **{s: f"search over {p}" for s, (p, _) in SEARCHES.items()}}.get(
-            name, "a shipped trained policy (needs the train extra)")
-        out[name] = (name, f"{name}: {what}")
-    return out
+        return {"random": ("random", "random: moves at random"),
+                "heuristic": ("heuristic", "heuristic: rule-based")}
+    words = {"random": "moves at random", "heuristic": "the rule-based heuristic, greedy",
+             **{s: f"search over {p}" for s, (p, _) in SEARCHES.items()},
+             **{name: what for name, (_spec, what) in LEVELS.items()}}
+    return {name: (name, f"{name}: {words.get(name, 'a shipped trained policy')}")
+            for name in list(LEVELS) + [n for n in bundled_opponents() if n not in LEVELS]}
+
+
+def needs_torch(spec: str) -> bool:
+    """Whether an opponent is a trained policy or searches over one (the train extra)."""
+    base = spec.split(":")[0]
+    try:
+        from agents.opponents import LEVELS
+        base = LEVELS[base][0].split(":")[0] if base in LEVELS else base
+    except ImportError:
+        pass
+    return base not in ("random", "heuristic")
 
 
 def _client(request: Request) -> str:
@@ -149,6 +180,14 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
                 "board": seat_view(s.g, s.human), "legal": legal_moves(s.g, s.human),
                 "log": s.log[since:], "log_from": since, "log_total": len(s.log)}
 
+    async def locked(e, fn):
+        """``fn()`` under the game's lock, in a worker thread: the opponent may be thinking
+        in another, and the event loop must not wait for it."""
+        def run():
+            with e.lock:
+                return fn()
+        return await run_in_threadpool(run)
+
     def game_entry(request: Request):
         e = games.get(request.path_params["id"])
         if e is None:
@@ -160,10 +199,17 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
     async def index(request: Request) -> Response:
         return FileResponse(STATIC / "index.html")
 
+    torch = importlib.util.find_spec("torch") is not None
+
+    def ok(spec: str) -> bool:
+        return torch or not needs_torch(spec)
+
     async def options(request: Request) -> Response:
         return JSONResponse({
             "decks": deck_info,
-            "opponents": [{"name": k, "label": v[1]} for k, v in cfg.opponents.items()],
+            "opponents": [{"name": k, "label": v[1] + ("" if ok(v[0]) else
+                                                        " (needs the train extra)"),
+                           "available": ok(v[0])} for k, v in cfg.opponents.items()],
             "default_opponent": cfg.default_opponent, "difficulties": list(DIFFICULTIES)})
 
     async def rules(request: Request) -> Response:
@@ -201,8 +247,7 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
     async def show_game(request: Request) -> Response:
         key, e = game_entry(request)
         since = _int(dict(request.query_params), "since", 0, 10 ** 9, 0)
-        with e.lock:
-            return JSONResponse(game_state(key, e.value, since))
+        return JSONResponse(await locked(e, lambda: game_state(key, e.value, since)))
 
     async def move(request: Request) -> Response:
         key, e = game_entry(request)
@@ -214,25 +259,26 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         since = _int(data, "since", 0, 10 ** 9, 0)
 
         def work() -> dict:
-            with e.lock:
-                s = e.value
-                if seen is not None and seen != s.moves:
-                    raise BadRequest(f"this move was chosen {s.moves - seen} moves ago; "
-                                     f"the page is out of date and nothing changed", 409)
-                try:
-                    s.play(action)
-                except IllegalMove as err:
-                    raise BadRequest(f"{err}; nothing changed", 409) from None
-                return game_state(key, s, since)
-        return JSONResponse(await run_in_threadpool(work))
+            s = e.value
+            if seen is not None and seen != s.moves:
+                raise BadRequest(f"this move was chosen {s.moves - seen} moves ago; "
+                                 f"the page is out of date and nothing changed", 409)
+            try:
+                s.play(action)
+            except IllegalMove as err:
+                raise BadRequest(f"{err}; nothing changed", 409) from None
+            return game_state(key, s, since)
+        return JSONResponse(await locked(e, work))
 
     async def surrender(request: Request) -> Response:
         key, e = game_entry(request)
         data = await _json(request)
         since = _int(data, "since", 0, 10 ** 9, 0)
-        with e.lock:
+
+        def work() -> dict:
             e.value.surrender()
-            return JSONResponse(game_state(key, e.value, since))
+            return game_state(key, e.value, since)
+        return JSONResponse(await locked(e, work))
 
     async def close_game(request: Request) -> Response:
         key, _ = game_entry(request)
@@ -241,9 +287,8 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
 
     async def download(request: Request) -> Response:
         key, e = game_entry(request)
-        with e.lock:
-            s = e.value
-            text = "\n".join(s.replay_lines()) + "\n"
+        s = e.value
+        text = "\n".join(await locked(e, s.replay_lines)) + "\n"
         name = f"nivel-{s.my_deck.name}-vs-{s.their_deck.name}-seed{s.seed}.jsonl"
         name = "".join(ch if ch.isalnum() or ch in "-._" else "-" for ch in name)
         return Response(text, media_type="application/x-ndjson",
@@ -280,8 +325,7 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
 
     async def review(request: Request) -> Response:
         key, e = game_entry(request)
-        with e.lock:
-            text = "\n".join(e.value.replay_lines())
+        text = "\n".join(await locked(e, e.value.replay_lines))
         return JSONResponse(await run_in_threadpool(open_replay, text, f"game {key}",
                                                     _client(request)), status_code=201)
 
@@ -332,7 +376,9 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     app = Starlette(routes=routes, exception_handlers={
-        BadRequest: bad_request, LimitError: too_many, Exception: crashed})
+        BadRequest: bad_request, LimitError: too_many, Exception: crashed},
+        middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=cfg.allowed_hosts),
+                    Middleware(_SecurityHeaders)])
     app.state.games, app.state.replays, app.state.config = games, replays, cfg
     return app
 

@@ -335,6 +335,7 @@ async function init() {
     fill($("deck"), decks, "dealt by the seed");
     fill($("opponent_deck"), decks, "dealt by the seed");
     fill($("opponent"), o.opponents.map((p) => [p.name, p.label]));
+    o.opponents.forEach((p, i) => { $("opponent").options[i].disabled = !p.available; });
     $("opponent").value = o.default_opponent;
     fill($("difficulty"), o.difficulties.map((d) => [d, d]));
     const rules = await api("GET", "/api/rules");
