@@ -10,6 +10,7 @@ effect resolving) across calls, so a screen can narrate the new events after eac
 """
 from __future__ import annotations
 
+from .cards.text import render_ability
 from .engine.const import PER
 from .primer import keyword_label
 
@@ -113,7 +114,15 @@ class Narrator:
         if e.get("when") == "trigger":
             return f"Trigger: {self.whose(p)} {self.name(e['card'])} — " \
                    f"{self.g.db.get(e['card']).text.split('] ', 1)[-1]}"
+        if "ability" in e:                         # an automatic ability: Entry, Exit, ...
+            return f"{_cap(self.whose(p))} {self.name(e['card'])}: " \
+                   f"{render_ability(self.g.db.abilities[e['ability']])}"
         return None
+
+    def _fizzle(self, e, p, me):
+        what = e.get("keyword") or "effect"
+        return f"{_cap(self.whose(p))} {self.name(e['card'])}'s {what} does nothing: " \
+               f"the card left its zone first."
 
     def _decline(self, e, p, me):
         if self.cause:

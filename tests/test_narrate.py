@@ -67,6 +67,14 @@ def test_every_event_of_random_games_narrates_and_the_end_says_why():
                        "your opponent had no card left to draw."}
 
 
+def test_automatic_abilities_are_told_with_their_text():
+    g = _random_game("anvil-guild", "veil-piercers", 3)
+    lines = narrate(g, 0)
+    assert "Your Forge Golem: [Entry] Search your deck for up to 1 item with cost 2 or less, " \
+           "reveal it, put it into your hand and shuffle your deck." in lines
+    assert any(x.startswith("Their ") and ": [Attacker] " in x for x in lines)
+
+
 def test_cards_changed_by_an_effect_name_the_effect(db):
     g = make(db, P(level=5, hand=["DA-14"]), P("T-L02", units=["T-002"]))
     n = Narrator(g, 0)
