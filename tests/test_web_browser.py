@@ -134,6 +134,11 @@ def test_an_illegal_move_from_a_stale_page_is_refused_and_shown(server, browser)
     page = browser.new_page(bypass_csp=True, viewport={"width": 1280, "height": 900})
     _new_game(page, server, 3)
     page.wait_for_selector("button.move:enabled")
+    assert "Keep your opening hand" in page.inner_text("#question")
+    page.keyboard.press("k")                          # the terminal's keys work here too
+    page.wait_for_function("document.querySelector('#log').textContent"
+                           ".includes('You keep the opening hand.')")
+    page.wait_for_selector("button.move:enabled")
     # send a move chosen on the position before the last move: refused, nothing changes
     state = page.evaluate("game")
     page.locator("button.move:enabled").first.click()

@@ -88,6 +88,14 @@ function moveButton(m, label) {
   b.title = m.name + (m.key ? `  (key ${m.key})` : "");
   b.disabled = busy;
   b.addEventListener("click", () => sendMove(m.action));
+  if (typeof m.to === "number") {            // show where the card would go
+    const mark = (on) => document.querySelectorAll(
+      `#board .lane-cell.you[data-lane="${m.to}"]`).forEach((c) => c.classList.toggle("target", on));
+    b.addEventListener("mouseenter", () => mark(true));
+    b.addEventListener("mouseleave", () => mark(false));
+    b.addEventListener("focus", () => mark(true));
+    b.addEventListener("blur", () => mark(false));
+  }
   return b;
 }
 
@@ -375,6 +383,12 @@ document.querySelectorAll("[data-step]").forEach((b) => b.addEventListener("clic
 }));
 $("replay-step").addEventListener("change", (ev) => stepReplay(Number(ev.target.value)));
 document.addEventListener("keydown", (ev) => {
+  // the terminal's one-letter keys work here too: e end the phase, y / n, k / m
+  if (!$("game").hidden && game && !busy && !ev.ctrlKey && !ev.metaKey && !ev.altKey &&
+      !["INPUT", "SELECT", "TEXTAREA"].includes(document.activeElement.tagName)) {
+    const m = game.legal.find((x) => x.key === ev.key);
+    if (m) { ev.preventDefault(); sendMove(m.action); return; }
+  }
   if (!$("replay").hidden && replay) {
     if (ev.key === "ArrowRight") stepReplay(replay.step + 1);
     if (ev.key === "ArrowLeft") stepReplay(replay.step - 1);
