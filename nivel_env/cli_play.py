@@ -92,7 +92,7 @@ def card_lookup(db, name: str) -> list:
     from .screen import card_text
     n = name.strip().lower()
     if not n:
-        return [Text("card what? give a name, e.g. card flame lancer", style="red")]
+        return [Text("card what? give a name, e.g. card scorch lancer", style="red")]
     exact = [c for c in db.cards if c.name.lower() == n]
     hits = exact or [c for c in db.cards if n in c.name.lower()]
     if not hits:
@@ -122,6 +122,7 @@ def _pick(g, legal: list[int], text: str) -> int | None:
 
 def cmd_play(args) -> int:
     from rich.console import Console
+    from rich.markup import escape
     from .primer import primer_text
     from .screen import board, decision_line, moves_table
     from .session import PlaySession, SetupError
@@ -136,8 +137,9 @@ def cmd_play(args) -> int:
         print(f"play: {e}", file=sys.stderr)
         return 2
     g, human = s.g, s.human
-    console.print(f"[bold]Nivel Arena[/bold] — you play [bold]{s.my_deck.name}[/bold] against "
-                  f"{s.players[1 - human]} with [bold]{s.their_deck.name}[/bold] (seed "
+    console.print(f"[bold]Nivel Arena[/bold] — you play [bold]{escape(s.my_deck.name)}[/bold] "
+                  f"against {escape(s.players[1 - human])} with "
+                  f"[bold]{escape(s.their_deck.name)}[/bold] (seed "
                   f"{s.seed}). You go {'first' if g.first == human else 'second'}. Type "
                   f"[bold]help[/bold] for the screen and commands, [bold]rules[/bold] for "
                   f"how the game works.")
@@ -146,11 +148,11 @@ def cmd_play(args) -> int:
     while not s.over:
         if told < len(s.log):
             shown, told = s.log[told:], len(s.log)
-            console.print("\n".join(shown), style="magenta")
+            console.print("\n".join(shown), style="magenta", markup=False)
         legal = s.legal()
         console.rule()
         console.print(board(g, human))
-        console.print(f"[bold]{decision_line(g)}[/bold]")
+        console.print(decision_line(g), style="bold", markup=False)
         console.print(moves_table(g, legal))
         while True:
             text = _ask(console, "Move (number or key), help, quit: ")
@@ -167,14 +169,16 @@ def cmd_play(args) -> int:
                     break
                 console.print("Play on.")
             elif word in ("help", "?"):
-                console.print(primer_text() if rest.strip() == "rules" else HELP)
+                console.print(primer_text() if rest.strip() == "rules" else HELP,
+                              markup=False)
             elif word == "rules":
-                console.print(primer_text(), highlight=False)
+                console.print(primer_text(), markup=False)
             elif word in ("board", "b"):
                 console.print(board(g, human))
                 console.print(moves_table(g, legal))
             elif word == "log":
-                console.print("\n".join(shown) or "(nothing yet)", style="magenta")
+                console.print("\n".join(shown) or "(nothing yet)", style="magenta",
+                              markup=False)
             elif word in ("inspect", "i"):
                 for r in inspect(g, human, rest):
                     console.print(r)
@@ -185,10 +189,10 @@ def cmd_play(args) -> int:
                 s.play(a)
                 break
             else:
-                console.print(f"[red]'{text}' is not a move: type a number from 1 to "
+                console.print(f"[red]'{escape(text)}' is not a move: type a number from 1 to "
                               f"{len(legal)} or a move's key, or help[/red]")
     if told < len(s.log):
-        console.print("\n".join(s.log[told:]), style="magenta")
+        console.print("\n".join(s.log[told:]), style="magenta", markup=False)
     console.rule()
     console.print(board(g, human))
     r = s.outcome()
@@ -196,7 +200,8 @@ def cmd_play(args) -> int:
                   f"[/bold] ({g.turn} turns, seed {s.seed})")
     if args.save_replay:
         path = s.recorder.write(args.save_replay)
-        console.print(f"Replay saved to {path}; watch it with: python -m nivel_env replay {path}")
+        console.print(f"Replay saved to {path}; watch it with: python -m nivel_env replay {path}",
+                      markup=False)
     return 0
 
 

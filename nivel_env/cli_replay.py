@@ -22,6 +22,7 @@ Commands (Enter alone = next):
 
 def cmd_replay(args) -> int:
     from rich.console import Console
+    from rich.markup import escape
     from .narrate import replay_seat, replay_story
     from .replay import ReplayError, load_replay
     from .screen import board
@@ -36,16 +37,17 @@ def cmd_replay(args) -> int:
     seat = replay_seat(h)                   # drawn at the bottom, as in `play`
     names = [("You" if p == "you" else f"P{i} {p}") for i, p in enumerate(h["players"])]
     setup, steps = replay_story(rep, seat)
-    console.print(f"[bold]Replay[/bold] {args.file}: {h['decks'][0]['name']} ({h['players'][0]}) "
+    console.print(f"Replay {args.file}: {h['decks'][0]['name']} ({h['players'][0]}) "
                   f"vs {h['decks'][1]['name']} ({h['players'][1]}), seed {h['seed']}, "
                   f"{n} moves; verified against the engine. Both hands are shown; what "
-                  f"happened is told from {names[seat]}'s side. Type help for commands.")
+                  f"happened is told from {names[seat]}'s side. Type help for commands.",
+                  markup=False)
     if args.summary:
         for i, row in enumerate(rep.rows):
-            console.print(f"[bold]{i:>4}  turn {rep.games[i].turn:>2}  "
-                          f"{h['players'][row['player']]}:[/bold] {_what(row)}")
+            console.print(f"{i:>4}  turn {rep.games[i].turn:>2}  "
+                          f"{h['players'][row['player']]}: {_what(row)}", markup=False)
             for line in steps[i]:
-                console.print(f"        {line}", style="magenta")
+                console.print(f"        {line}", style="magenta", markup=False)
         _result(console, rep)
         return 0
     i, draw = 0, True
@@ -55,11 +57,12 @@ def cmd_replay(args) -> int:
             console.rule(f"move {i} of {n}")
             told = setup if i == 0 else steps[i - 1]
             if told:
-                console.print("\n".join(told), style="magenta")
+                console.print("\n".join(told), style="magenta", markup=False)
             console.print(board(g, seat, reveal=True, names=(names[seat], names[1 - seat])))
             if i < n:
                 row = rep.rows[i]
-                console.print(f"[bold]next:[/bold] {h['players'][row['player']]} {_what(row)}")
+                console.print(f"[bold]next:[/bold] {escape(h['players'][row['player']])} "
+                              f"{escape(_what(row))}")
             else:
                 _result(console, rep)
         try:
@@ -83,10 +86,11 @@ def cmd_replay(args) -> int:
         elif word in ("q", "quit", "exit"):
             return 0
         elif word in ("h", "help", "?"):
-            console.print(HELP)
+            console.print(HELP, markup=False)
             draw = False                   # the help stays on screen until the next step
         else:
-            console.print(f"[red]'{cmd}' is not a command[/red]\n{HELP}")
+            console.print(f"[red]'{escape(cmd)}' is not a command[/red]")
+            console.print(HELP, markup=False)
             draw = False
         if draw and i == before and word in ("", "n", "next", "p", "prev", "previous"):
             console.print("(already at the " + ("end" if i == n else "start") + ")")
@@ -99,13 +103,14 @@ def _what(row) -> str:
 
 
 def _result(console, rep) -> None:
+    from rich.markup import escape
     g = rep.games[-1]
     if g.result is None:
         console.print("The replay ends before the game does.")
         return
     r = g.result
     text = "a draw" if r == (0, 0) else f"won by {rep.header['players'][0 if r[0] > 0 else 1]}"
-    console.print(f"[bold]Result:[/bold] {text} after {g.turn} turns"
+    console.print(f"[bold]Result:[/bold] {escape(text)} after {g.turn} turns"
                   f"{' (turn limit)' if g.truncated else ''}")
 
 

@@ -81,7 +81,7 @@ def _side_summary(g, p: int, label: str) -> Text:
 def hand_table(g, p: int, title: str, text: bool = False) -> Table:
     """One line a card: slot, name, type (T: a trigger card), cost, power/hit; with
     ``text`` each card's text too (the replay viewer)."""
-    t = Table(title=title or None, box=None, show_header=False, expand=True,
+    t = Table(title=Text(title) if title else None, box=None, show_header=False, expand=True,
               title_justify="left", padding=(0, 1), title_style="bold")
     t.add_column(justify="right", width=3, style="bold cyan")
     t.add_column(min_width=18, no_wrap=True)
@@ -113,8 +113,8 @@ def board(g, viewer: int, reveal: bool = False, names=("You", "Opponent")) -> Gr
     lanes.add_column("", width=8, style="bold", no_wrap=True)
     for lane in range(3):
         lanes.add_column(f"lane {lane}", ratio=1)
-    lanes.add_row(names[1], *(_unit_cell(g, opp, ln) for ln in range(3)))
-    lanes.add_row(names[0], *(_unit_cell(g, viewer, ln) for ln in range(3)))
+    lanes.add_row(Text(names[1]), *(_unit_cell(g, opp, ln) for ln in range(3)))
+    lanes.add_row(Text(names[0]), *(_unit_cell(g, viewer, ln) for ln in range(3)))
     parts = [head, _side_summary(g, opp, names[1])]
     if reveal and g.hand[opp]:
         parts.append(hand_table(g, opp, _possessive(names[1]) + " hand", text=True))
@@ -171,7 +171,7 @@ def moves_table(g, legal: list[int]) -> Table:
     cells = []
     for i, a in enumerate(legal, 1):
         key = move_key(g, a)
-        cells += [f"{i}" + (f" {key}" if key else ""), move_name(g, a)]
+        cells += [f"{i}" + (f" {key}" if key else ""), Text(move_name(g, a))]
     rows = -(-len(legal) // cols)
     for r in range(rows):
         row = []

@@ -284,3 +284,13 @@ def test_quit_asks_first_and_forced_moves_play_themselves(tmp_path):
                   "--opponent-deck", "stone-bastion", "--no-auto"], "1\n" * 3000)
     assert "(your only move: " in auto.stdout and "(your only move: " not in manual.stdout
     assert auto.stdout.count("Move (") < manual.stdout.count("Move (")
+
+
+def test_card_text_in_brackets_is_printed_not_read_as_markup(monkeypatch):
+    """rich reads "[with power 3 or less]" as a style tag unless told not to."""
+    from nivel_env import screen
+    g = new_game(load_deck("ember-rush"), load_deck("stone-bastion"), seed=1)
+    monkeypatch.setattr(screen, "move_name", lambda g, a: "Breakthrough[with power 3 or less]")
+    assert "Breakthrough[with power 3 or less]" in _text(screen.moves_table(g, [0, 1]))
+    shown = _text(screen.board(g, 0, names=("[me]", "[you]")))
+    assert "[me]" in shown and "[you]" in shown
