@@ -64,7 +64,8 @@ def add_parser(sub) -> None:
     p.add_argument("--decks", nargs="+", metavar="FILE", help="deck files to offer too")
     p.add_argument("--cards", nargs="+", metavar="FILE", help="extra card files to load")
     p.add_argument("--games-per-client", type=int, default=4,
-                   help="games (and replays) one address may hold at once (default 4)")
+                   help="games in play (and replays open) one address may have at once "
+                        "(default 4)")
     p.add_argument("--max-games", type=int, default=64,
                    help="games (and replays) the server holds at once (default 64)")
     p.add_argument("--idle-minutes", type=float, default=30.0,

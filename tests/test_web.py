@@ -12,7 +12,7 @@ from starlette.testclient import TestClient  # noqa: E402
 
 from nivel_env.engine.hidden import determinize, relabel, substitute  # noqa: E402
 from nivel_env.web.app import ServerConfig, create_app  # noqa: E402
-from nivel_env.web.store import Store  # noqa: E402
+from nivel_env.web.store import LimitError, Store  # noqa: E402
 from nivel_env.web.view import legal_moves, seat_view  # noqa: E402
 
 
@@ -144,6 +144,21 @@ def test_games_are_limited_per_client_and_in_time(client):
     assert r.status_code == 429 and "at most 3" in r.json()["error"]
     assert client.delete(f"/api/games/{ids[0]}").status_code == 200
     _new(client, seed=5)
+    # a finished game counts for nobody: a player can go on playing game after game
+    assert client.post(f"/api/games/{ids[1]}/surrender").json()["over"]
+    fourth = _new(client, seed=6)
+    assert client.post("/api/games", json={"opponent": "random"}).status_code == 429
+    assert not fourth["over"]
+    # a full server drops finished games first, and refuses when all are in play
+    full = Store("games", per_client=1, total=2, done=lambda v: v == "over")
+    over = full.add("over", "a")
+    full.add("playing", "b")
+    full.add("new", "c")
+    assert full.get(over) is None and len(full) == 2
+    with pytest.raises(LimitError, match="maximum of 2"):
+        full.add("one more", "d")
+    with pytest.raises(LimitError, match="at most 1"):
+        full.add("second", "b")
     now = [0.0]
     store = Store("games", per_client=2, total=3, idle_s=10, lifetime_s=100,
                   clock=lambda: now[0])

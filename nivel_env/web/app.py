@@ -161,7 +161,8 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         cfg.opponents = default_opponents()
     if cfg.default_opponent not in cfg.opponents:
         cfg.default_opponent = next(iter(cfg.opponents))
-    games = Store("games", cfg.per_client, cfg.total, cfg.idle_s, cfg.lifetime_s)
+    games = Store("games", cfg.per_client, cfg.total, cfg.idle_s, cfg.lifetime_s,
+                  done=lambda s: s.over)
     replays = Store("replays", cfg.per_client, cfg.total, cfg.idle_s, cfg.lifetime_s)
     deck_info = []
     for name, spec in cfg.decks.items():

@@ -2,8 +2,9 @@
 
 A browser game is a ``PlaySession`` kept in memory under a random id (the id is the
 only key to it: whoever holds it plays that seat).  So that one page cannot fill the
-server, each client (by address) may hold ``per_client`` games and replays at once, the
-server ``total`` of each; a game or replay untouched for ``idle_s`` seconds, or older
+server, each client (by address) may have ``per_client`` games in play and replays open
+at once, the server ``total`` of each (a finished game counts for nobody and is the first
+dropped when the server is full); a game or replay untouched for ``idle_s`` seconds, or older
 than ``lifetime_s``, is dropped.  Each entry has a lock: the AI's moves run in a worker
 thread, and two requests for one game are taken one after the other.
 """
@@ -33,8 +34,9 @@ class Store:
 
     def __init__(self, kind: str, per_client: int = 4, total: int = 64,
                  idle_s: float = 1800.0, lifetime_s: float = 4 * 3600.0,
-                 clock=time.monotonic):
+                 clock=time.monotonic, done=lambda value: False):
         self.kind, self.per_client, self.total = kind, per_client, total
+        self.done = done                  # a finished entry (a game over) counts for nobody
         self.idle_s, self.lifetime_s, self.clock = idle_s, lifetime_s, clock
         self._entries: dict[str, Entry] = {}
         self._lock = threading.Lock()
@@ -46,13 +48,19 @@ class Store:
                 del self._entries[k]
 
     def check_room(self, client: str) -> None:
-        """Raise ``LimitError`` if ``client`` may not add another entry now."""
+        """Raise ``LimitError`` if ``client`` may not add another entry now.  Finished
+        entries do not count, and are the first to go when the server is full."""
         with self._lock:
             self._expire()
-            mine = sum(e.client == client for e in self._entries.values())
+            mine = sum(e.client == client and not self.done(e.value)
+                       for e in self._entries.values())
             if mine >= self.per_client:
                 raise LimitError(f"you already have {mine} {self.kind} open (at most "
                                  f"{self.per_client}); finish or close one first")
+            finished = sorted((e.used, k) for k, e in self._entries.items()
+                              if self.done(e.value))
+            while len(self._entries) >= self.total and finished:
+                del self._entries[finished.pop(0)[1]]
             if len(self._entries) >= self.total:
                 raise LimitError(f"the server holds its maximum of {self.total} {self.kind}; "
                                  f"try again later")
