@@ -34,6 +34,10 @@ def cmd_serve(args) -> int:
             print(f"serve: policy file {f} not found", file=sys.stderr)
             return 2
         opponents[Path(f).stem] = (str(Path(f).resolve()), f"{Path(f).stem}: policy file {f}")
+    if args.opponent not in opponents:
+        print(f"serve: unknown opponent {args.opponent!r}; one of: {', '.join(opponents)}",
+              file=sys.stderr)
+        return 2
     cfg = ServerConfig(db=db, decks=decks, opponents=opponents,
                        default_opponent=args.opponent, per_client=args.games_per_client,
                        total=args.max_games, idle_s=args.idle_minutes * 60.0,
@@ -45,8 +49,12 @@ def cmd_serve(args) -> int:
     except SetupError as e:
         print(e, file=sys.stderr)
         return 2
-    print(f"Nivel Arena in the browser: open http://{args.host}:{args.port}/  (Ctrl-C stops)",
-          flush=True)
+    url = f"http://{'127.0.0.1' if args.host in ('0.0.0.0', '::') else args.host}:{args.port}/"
+    print(f"Nivel Arena in the browser: open {url}  (Ctrl-C stops)", flush=True)
+    if args.open:                                  # once the server is listening
+        import threading
+        import webbrowser
+        threading.Timer(1.0, webbrowser.open, [url]).start()
     uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
     return 0
 
@@ -57,6 +65,7 @@ def add_parser(sub) -> None:
     p.add_argument("--host", default="127.0.0.1",
                    help="address to listen on (default 127.0.0.1: this machine only)")
     p.add_argument("--port", type=int, default=8000)
+    p.add_argument("--open", action="store_true", help="open the page in your web browser")
     p.add_argument("--opponent", default="casual",
                    help="the opponent the page offers first (default: casual)")
     p.add_argument("--policy", nargs="+", metavar="FILE",

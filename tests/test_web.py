@@ -221,6 +221,10 @@ def test_serve_refuses_a_missing_policy_file_and_offers_given_ones(tmp_path, cap
     from nivel_env.__main__ import main
     assert main(["serve", "--policy", str(tmp_path / "nope.pt")]) == 2
     assert "nope.pt not found" in capsys.readouterr().err
+    assert main(["serve", "--opponent", "grandmaster"]) == 2
+    assert "unknown opponent 'grandmaster'" in capsys.readouterr().err
+    assert main(["serve", "--decks", str(tmp_path / "no.deck")]) == 2
+    assert "no.deck" in capsys.readouterr().err
     cfg = ServerConfig(opponents={"mine": ("heuristic", "mine: a test opponent")},
                        default_opponent="absent")
     c = TestClient(create_app(cfg), base_url="http://localhost:8000")
