@@ -6,8 +6,7 @@ import random
 
 import pytest
 
-pytest.importorskip("starlette")
-pytest.importorskip("httpx")
+pytest.importorskip("starlette.testclient", reason="needs the dev extra (starlette, httpx2)")
 from starlette.testclient import TestClient  # noqa: E402
 
 from nivel_env.engine.hidden import determinize, relabel, substitute  # noqa: E402
