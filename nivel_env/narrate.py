@@ -111,9 +111,6 @@ class Narrator:
 
     def _effect(self, e, p, me):
         self.cause.append(self.name(e["card"]))
-        if e.get("when") == "trigger":
-            return f"Trigger: {self.whose(p)} {self.name(e['card'])} — " \
-                   f"{self.g.db.get(e['card']).text.split('] ', 1)[-1]}"
         if "ability" in e:                         # an automatic ability: Entry, Exit, ...
             return f"{_cap(self.whose(p))} {self.name(e['card'])}: " \
                    f"{render_ability(self.g.db.abilities[e['ability']])}"
@@ -180,9 +177,16 @@ class Narrator:
         return None
 
     def _damage(self, e, p, me):
-        trig = " — a Trigger!" if e.get("trigger") else ""
-        return f"{self.who(p)} take{'' if me else 's'} a point of damage: " \
-               f"{self.name(e['card'])} goes to the damage zone ({e['total']}/10){trig}"
+        line = f"{self.who(p)} take{'' if me else 's'} a point of damage: " \
+               f"{self.name(e['card'])} goes to the damage zone ({e['total']}/10)"
+        if not e.get("trigger"):
+            return line
+        c = self.g.db.get(e["card"])               # its trigger effect resolves now (4.5.4.3)
+        self.cause.append(c.name)                  # (until effect_end)
+        said = [x[len("[Trigger] "):] for x in c.text.splitlines()
+                if x.startswith("[Trigger] ")]
+        return f"{line} — a Trigger! {c.name}: {said[0] if said else 'its trigger effect.'}" \
+               f" Any damage still to come from this hit is cancelled."
 
     def _trash(self, e, p, me):
         reason = e.get("reason")

@@ -106,15 +106,17 @@ def board(g, viewer: int, reveal: bool = False, names=("You", "Opponent")) -> Gr
     if names[0] == "You":
         who = "your" if g.tp == viewer else "the opponent's"
     state = "game over" if g.result is not None else \
+        "setup: opening hands (5.1.6)" if K.PHASE_NAMES[g.phase] == "setup" else \
         f"{who} turn · {K.PHASE_NAMES[g.phase]} phase"
     head = Text(f"Turn {g.turn} · {state}", style="bold underline")
     lanes = Table(box=box.SIMPLE_HEAD, expand=True, show_header=True, padding=(0, 1),
-                  show_edge=False, show_lines=True, header_style="dim")
+                  show_edge=False, header_style="dim")
     lanes.add_column("", width=8, style="bold", no_wrap=True)
     for lane in range(3):
         lanes.add_column(f"lane {lane}", ratio=1)
-    lanes.add_row(Text(names[1]), *(_unit_cell(g, opp, ln) for ln in range(3)))
-    lanes.add_row(Text(names[0]), *(_unit_cell(g, viewer, ln) for ln in range(3)))
+    lanes.add_row(Text(names[1], style="red"), *(_unit_cell(g, opp, ln) for ln in range(3)))
+    lanes.add_row(Text(names[0], style="green"),
+                  *(_unit_cell(g, viewer, ln) for ln in range(3)))
     parts = [head, _side_summary(g, opp, names[1])]
     if reveal and g.hand[opp]:
         parts.append(hand_table(g, opp, _possessive(names[1]) + " hand", text=True))
@@ -160,25 +162,56 @@ def move_key(g, a: int) -> str:
     return ""
 
 
+def _plain_play(g, a: int) -> int:
+    """The hand slot of a move that puts a unit into an empty lane, else -1."""
+    if not A.PLAY <= a < A.ACTIVATE:
+        return -1
+    h, t = divmod(a - A.PLAY, A.PLAY_TARGETS)
+    p = g.current_player
+    if t == A.SKILL_TARGET or h >= len(g.hand[p]) or g.unit[p * 3 + t] >= 0 \
+            or g.card(g.hand[p][h]).type != m.UNIT:
+        return -1
+    return h
+
+
+def move_rows(g, legal: list[int]) -> list[tuple[str, str, str]]:
+    """(numbers, keys, words) a row: one card played into one of several empty lanes is
+    one row ("2 3 4", "h00 h01 h02", "play Ash Raider in lane 0, 1 or 2")."""
+    rows, i = [], 0
+    while i < len(legal):
+        h, j = _plain_play(g, legal[i]), i + 1
+        while h >= 0 and j < len(legal) and _plain_play(g, legal[j]) == h:
+            j += 1
+        group = legal[i:j]
+        if len(group) == 1:
+            rows.append((str(i + 1), move_key(g, group[0]), move_name(g, group[0])))
+        else:
+            lanes = [str((a - A.PLAY) % A.PLAY_TARGETS) for a in group]
+            card = g.card(g.hand[g.current_player][h]).name
+            rows.append((" ".join(str(k + 1) for k in range(i, j)),
+                         " ".join(move_key(g, a) for a in group),
+                         f"play {card} in lane {', '.join(lanes[:-1])} or {lanes[-1]}"))
+        i = j
+    return rows
+
+
 def moves_table(g, legal: list[int]) -> Table:
-    """The legal moves, numbered and keyed, in two or three columns when there are
-    many."""
-    cols = 3 if len(legal) > 12 else 2 if len(legal) > 6 else 1
+    """The legal moves, numbered and keyed; in two columns when there are many."""
+    rows = move_rows(g, legal)
+    cols = 2 if len(rows) > 6 else 1
     t = Table(box=None, show_header=False, padding=(0, 1), expand=cols > 1)
     for _ in range(cols):
-        t.add_column(justify="right", style="bold cyan", no_wrap=True)
+        t.add_column(justify="right", style="bold", no_wrap=True)
+        t.add_column(style="cyan", no_wrap=True)
         t.add_column(ratio=1, overflow="ellipsis", no_wrap=True)
-    cells = []
-    for i, a in enumerate(legal, 1):
-        key = move_key(g, a)
-        cells += [f"{i}" + (f" {key}" if key else ""), Text(move_name(g, a))]
-    rows = -(-len(legal) // cols)
-    for r in range(rows):
-        row = []
+    per = -(-len(rows) // cols)
+    for r in range(per):
+        cells = []
         for c in range(cols):
-            k = c * rows + r
-            row += cells[2 * k:2 * k + 2] if k < len(legal) else ["", ""]
-        t.add_row(*row)
+            k = c * per + r
+            cells += [rows[k][0], rows[k][1], Text(rows[k][2])] if k < len(rows) else \
+                ["", "", ""]
+        t.add_row(*cells)
     return t
 
 
@@ -231,7 +264,7 @@ def move_name(g, a: int) -> str:
             if c.type == m.ITEM:
                 return f"equip {c.name} on {g.card(cur).name}"
             if cur >= 0:
-                return f"upgrade {g.card(cur).name} to {c.name} (lane {t})"
+                return f"upgrade {g.card(cur).name} → {c.name}"
             return f"play {c.name} in lane {t}"
     if A.ACTIVATE <= a < A.ATTACK:
         source, slot = divmod(a - A.ACTIVATE, A.ACTIVATE_SLOTS)
@@ -284,4 +317,4 @@ def decision_line(g) -> str:
 
 
 __all__ = ["board", "card_panel", "card_text", "decision_line", "describe", "hand_table",
-           "move_key", "move_name", "moves_table", "unit_keywords"]
+           "move_key", "move_name", "move_rows", "moves_table", "unit_keywords"]

@@ -104,3 +104,20 @@ def test_a_guardian_names_what_it_paid(db):
     lines = n.new_lines()
     assert "You discard Ember Squire (to pay for Guardian)." in lines
     assert "Your Tide Guard steps in as Guardian from lane 0, paying Barrier 1." in lines
+
+
+def test_a_trigger_says_what_it_does_and_becomes_the_cause():
+    db = load_card_db()
+    seen = 0
+    for seed in range(6):
+        g = _random_game("ember-rush", "anvil-guild", seed)
+        n = Narrator(g, 0)
+        for e in g.events:
+            line = n.line(e)
+            if e["type"] == "damage" and e["trigger"]:
+                seen += 1
+                text = [x for x in db.get(e["card"]).text.splitlines()
+                        if x.startswith("[Trigger] ")][0][len("[Trigger] "):]
+                assert f"a Trigger! {db.get(e['card']).name}: {text}" in line
+                assert n.cause and n.cause[-1] == db.get(e["card"]).name
+    assert seen > 3

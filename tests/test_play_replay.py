@@ -67,8 +67,10 @@ def test_the_board_fits_a_100_by_30_terminal():
     import random
     from nivel_env.screen import board, decision_line, moves_table
     worst = 0
-    for seed in range(6):
-        g = new_game(load_deck("anvil-guild"), load_deck("veil-piercers"), seed=seed)
+    pairs = [("anvil-guild", "veil-piercers"), ("anvil-guild", "ember-rush"),
+             ("tide-scholars", "stone-bastion"), ("gale-runners", "dawn-ascent")]
+    for seed in range(24):
+        g = new_game(*(load_deck(d) for d in pairs[seed % 4]), seed=seed)
         rng = random.Random(seed)
         while not g.is_terminal() and g.turn < 9:
             g.apply_action(rng.choice(g.legal_actions()))
