@@ -65,12 +65,17 @@ def inspect(g, viewer: int, what: str) -> list:
         return [Text(f"no card h{i}: your hand is h0..h{len(g.hand[viewer]) - 1}",
                      style="red")]
     if w in ("0", "1", "2"):
+        from .primer import glossary
+        from .screen import unit_keywords
+        words = glossary()
         out = []
         for p, who in ((opp, "Opponent"), (viewer, "You")):
             s = p * 3 + int(w)
             cards = ([g.unit[s]] if g.unit[s] >= 0 else []) + list(g.items[s])
             out.append(Text(f"{who}, lane {w}:" + ("" if cards else " empty"), style="bold"))
             out += [card_panel(g, i) for i in cards]
+            for k in unit_keywords(g, s) if cards else []:     # what its keywords do now
+                out += [Text(f"  {words[n]}", style="cyan") for n in words if n in k]
         return out
     if w in ("leader", "leaders"):
         return [card_panel(g, p * K.PER) for p in (opp, viewer)]

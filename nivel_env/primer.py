@@ -67,15 +67,23 @@ def _term_line(t) -> str:
     return f"{label} ({t.rule}): {what}"
 
 
+def _explained():
+    """The terms a card may show: timings, conditions, sub-keywords, Guardian payments."""
+    return [t for t in V.TERMS if t.kind in (V.GATE, V.SUBKEYWORD, V.GUARDIAN, V.CARD)
+            or (t.kind == V.TIMING and t.keyword)]
+
+
 def keyword_lines() -> list[str]:
-    """One line per keyword a card may show: timings, conditions, sub-keywords and
-    Guardian payments, with their rule numbers."""
-    out = []
-    for t in V.TERMS:
-        if t.kind == V.TIMING and not t.keyword:
-            continue
-        if t.kind in (V.TIMING, V.GATE, V.SUBKEYWORD, V.GUARDIAN, V.CARD):
-            out.append(_term_line(t))
+    """One line per keyword a card may show, with its rule number."""
+    return [_term_line(t) for t in _explained()]
+
+
+def glossary() -> dict[str, str]:
+    """Keyword name -> its line (``keyword_lines``), for explaining a keyword where it is
+    shown (the browser's tooltips)."""
+    out: dict[str, str] = {}
+    for t in _explained():
+        out.setdefault(t.en, _term_line(t))
     return out
 
 
@@ -101,4 +109,4 @@ def keyword_label(k) -> str:
     return re.sub(r"^\[([^\[\]]+)\] (.*)$", r"\1 (\2)", s)  # [Guardian] X -> Guardian (X)
 
 
-__all__ = ["BASICS", "keyword_label", "keyword_lines", "primer_text"]
+__all__ = ["BASICS", "glossary", "keyword_label", "keyword_lines", "primer_text"]

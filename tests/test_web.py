@@ -214,6 +214,7 @@ def test_the_page_and_its_options(client):
     assert [x["available"] for x in o["opponents"]][:4] == [True, True, torch, torch]
     rules = client.get("/api/rules").json()
     assert any(k.startswith("Pierce N (10.2.3.2)") for k in rules["keywords"])
+    assert rules["glossary"]["Guardian"].startswith("Guardian (10.2.6.3)")
 
 
 def test_serve_refuses_a_missing_policy_file_and_offers_given_ones(tmp_path, capsys):

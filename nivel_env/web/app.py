@@ -38,7 +38,7 @@ from starlette.staticfiles import StaticFiles
 
 from ..cards import CardDataError, DeckError, list_decks, load_deck
 from ..narrate import replay_seat, replay_story
-from ..primer import BASICS, keyword_lines
+from ..primer import BASICS, glossary, keyword_lines
 from ..replay import ReplayError, parse_replay
 from ..session import IllegalMove, PlaySession, SetupError
 from .store import LimitError, Store
@@ -215,7 +215,7 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
 
     async def rules(request: Request) -> Response:
         return JSONResponse({"basics": [list(b) for b in BASICS],
-                             "keywords": keyword_lines()})
+                             "keywords": keyword_lines(), "glossary": glossary()})
 
     async def new_game(request: Request) -> Response:
         data = await _json(request)

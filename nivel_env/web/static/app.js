@@ -70,6 +70,13 @@ function cardBox(c, extra) {
   return e;
 }
 
+let glossary = {};        // keyword name -> what it does, with its rule number
+
+function explain(label) {  // "Guardian (Barrier 1)" -> the lines for Guardian and Barrier
+  const names = Object.keys(glossary).filter((n) => label.includes(n));
+  return names.map((n) => glossary[n]).join("\n");
+}
+
 // ------------------------------------------------------------------ moves
 const VERBS = { attack: "Attack", defend: "Block", guardian: "Guardian", use: "Use",
                 pick: "Choose", play: "Play", upgrade: "Upgrade", equip: "Equip" };
@@ -143,7 +150,15 @@ function unitCell(unit, sideName, lane, interactive) {
       stats.append(el("span", "dim", ` (printed ${unit.card.power}/${unit.card.hit})`));
     const box = cardBox(unit.card, stats);
     box.classList.add("unit");
-    if (unit.keywords.length) box.append(el("div", "keywords", unit.keywords.join(", ")));
+    if (unit.keywords.length) {
+      const kw = el("div", "keywords");
+      unit.keywords.forEach((k, i) => {
+        const span = el("span", "keyword", k);
+        span.title = explain(k);
+        kw.append(span, i < unit.keywords.length - 1 ? ", " : "");
+      });
+      box.append(kw);
+    }
     for (const it of unit.items) box.append(cardChip(it, "item"));
     cell.append(box);
   }
@@ -347,6 +362,7 @@ async function init() {
     $("opponent").value = o.default_opponent;
     fill($("difficulty"), o.difficulties.map((d) => [d, d]));
     const rules = await api("GET", "/api/rules");
+    glossary = rules.glossary;
     const body = $("rules-body");
     for (const [head, text] of rules.basics) {
       const p = el("p");
