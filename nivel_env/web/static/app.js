@@ -97,7 +97,8 @@ function moveButton(m, label) {
   b.addEventListener("click", () => sendMove(m.action));
   if (typeof m.to === "number") {            // show where the card would go
     const mark = (on) => document.querySelectorAll(
-      `#board .lane-cell.you[data-lane="${m.to}"]`).forEach((c) => c.classList.toggle("target", on));
+      `#board .lane-cell.you[data-lane="${m.to}"]`)
+      .forEach((c) => c.classList.toggle("target", on));
     b.addEventListener("mouseenter", () => mark(true));
     b.addEventListener("mouseleave", () => mark(false));
     b.addEventListener("focus", () => mark(true));
@@ -120,7 +121,8 @@ function sideSummary(side, label) {
     el("span", "", ` · level ${side.level}${side.awakened ? " (awakened)" : ""}` +
                    ` · size ${side.size}, cost in use ${side.cost_in_use}`),
     el("span", side.damage.length >= 7 ? "danger" : "", ` · damage ${side.damage.length}/10`),
-    el("span", "dim", ` · deck ${side.deck} · hand ${side.hand_count} · trash ${side.trash.length}`));
+    el("span", "dim",
+       ` · deck ${side.deck} · hand ${side.hand_count} · trash ${side.trash.length}`));
   s.append(head);
   return { s, lead };
 }
@@ -181,20 +183,23 @@ function drawBoard(target, board, names, interactive) {
   oz.append(zoneRow("skills", board.opponent.skills), zoneRow("damage zone", board.opponent.damage),
             zoneRow("trash", board.opponent.trash, true));
   if (board.opponent.hand) oz.append(zoneRow(`${names[1]}'s hand`, board.opponent.hand));
-  else if (board.opponent.known.length) oz.append(zoneRow("known in their hand", board.opponent.known));
+  else if (board.opponent.known.length)
+    oz.append(zoneRow("known in their hand", board.opponent.known));
   root.append(oz);
 
   const lanes = el("div", "lanes");
   for (let ln = 0; ln < 3; ln++) lanes.append(el("div", "lane-label", `lane ${ln}`));
-  for (let ln = 0; ln < 3; ln++) lanes.append(unitCell(board.opponent.lanes[ln], "opponent", ln, interactive));
-  for (let ln = 0; ln < 3; ln++) lanes.append(unitCell(board.you.lanes[ln], "you", ln, interactive));
+  for (const side of ["opponent", "you"])
+    for (let ln = 0; ln < 3; ln++)
+      lanes.append(unitCell(board[side].lanes[ln], side, ln, interactive));
   root.append(lanes);
 
   const me = sideSummary(board.you, names[0]);
   root.append(me.s);
   if (interactive) {
     const ms = movesFor((m) => m.leader === "you");
-    for (const m of ms) me.s.append(moveButton(m, `Use leader: ${m.name.split(": ").slice(1).join(": ")}`));
+    for (const m of ms)
+      me.s.append(moveButton(m, `Use leader: ${m.name.split(": ").slice(1).join(": ")}`));
   }
   const mz = el("div", "zones");
   mz.append(zoneRow("skills", board.you.skills), zoneRow("damage zone", board.you.damage),
@@ -229,15 +234,16 @@ function render() {
   const b = g.board;
   const whose = b.your_turn ? "your" : "the opponent's";
   $("status").textContent = g.over
-    ? `Game over after ${b.turn} turns · ${g.deck} vs ${g.opponent_deck} (${g.opponent}) · seed ${g.seed}`
+    ? `Game over after ${b.turn} turns · ${g.deck} vs ${g.opponent_deck} (${g.opponent}) · ` +
+      `seed ${g.seed}`
     : `Turn ${b.turn} · ${whose} turn, ${b.phase} phase · ${g.deck} vs ${g.opponent_deck} ` +
       `(${g.opponent}) · you went ${b.first ? "first" : "second"} · seed ${g.seed}`;
   drawBoard($("board"), b, ["You", "Opponent"], true);
   $("question").textContent = g.over ? "" : (b.question || "The opponent is thinking…");
-  const general = $("moves");
-  general.replaceChildren();
-  for (const m of movesFor((m) => m.hand === undefined && m.unit === undefined && m.leader === undefined))
-    general.append(moveButton(m, m.name));
+  const bar = $("moves");
+  bar.replaceChildren();
+  const general = (m) => m.hand === undefined && m.unit === undefined && m.leader === undefined;
+  for (const m of movesFor(general)) bar.append(moveButton(m, m.name));
   const log = $("log");
   for (const line of g.log) {
     const li = el("li", line.startsWith("-- Turn") ? "turn-line" : "", line);
@@ -291,7 +297,10 @@ async function sendMove(action) {
     busy = false;
     showError(e.message);
     // the page may be out of date: fetch the game as it is (nothing changed)
-    try { game = await api("GET", `/api/games/${game.id}?since=${game.log_total}`); render(); } catch (_) { /* shown above */ }
+    try {
+      game = await api("GET", `/api/games/${game.id}?since=${game.log_total}`);
+      render();
+    } catch (_) { /* the error is shown above */ }
     return;
   }
   setBusy(false);
@@ -306,18 +315,25 @@ async function surrender() {
 }
 
 // ------------------------------------------------------------------ replays
+function winner(r, names) {
+  const mine = r.result[r.seat];
+  return mine > 0 ? `${names[r.seat]} won` : mine < 0 ? `${names[1 - r.seat]} won` : "a draw";
+}
+
 function renderReplay() {
   const r = replay;
   const names = r.players.map((p, i) => (p === "you" ? "You" : `P${i} ${p}`));
   $("replay-status").textContent = `Replay: ${r.decks[0]} (${r.players[0]}) vs ${r.decks[1]} ` +
     `(${r.players[1]}) · seed ${r.seed} · move ${r.step} of ${r.steps}` +
-    (r.result ? ` · result ${r.result[r.seat] > 0 ? names[r.seat] + " won" : r.result[r.seat] < 0 ? names[1 - r.seat] + " won" : "a draw"}` : "");
+    (r.result ? ` · result ${winner(r, names)}` : "");
   $("replay-step").max = r.steps;
   $("replay-step").value = r.step;
   const told = r.lines.map((l) => el("li", "", l));
-  if (r.last) told.unshift(el("li", "turn-line", `Move ${r.step}: ${r.last.player} — ${r.last.name}`));
+  if (r.last)
+    told.unshift(el("li", "turn-line", `Move ${r.step}: ${r.last.player} — ${r.last.name}`));
   $("replay-lines").replaceChildren(...told);
-  $("replay-next").textContent = r.next ? `Next: ${r.next.player} — ${r.next.name}` : "End of the replay.";
+  $("replay-next").textContent = r.next ? `Next: ${r.next.player} — ${r.next.name}`
+                                        : "End of the replay.";
   drawBoard($("replay-board"), r.board, [names[r.seat], names[1 - r.seat]], false);
 }
 
@@ -389,12 +405,17 @@ $("rules-close").addEventListener("click", () => show(game ? "game" : "setup"));
 $("surrender").addEventListener("click", surrender);
 $("review").addEventListener("click", async () => {
   if (!game) return;
-  try { replay = await api("POST", `/api/games/${game.id}/review`); show("replay"); renderReplay(); }
+  try {
+    replay = await api("POST", `/api/games/${game.id}/review`);
+    show("replay");
+    renderReplay();
+  }
   catch (e) { showError(e.message); }
 });
 $("replay-file").addEventListener("change", (ev) => loadReplayFile(ev.target.files[0]));
 document.querySelectorAll("[data-step]").forEach((b) => b.addEventListener("click", () => {
-  const to = { start: 0, prev: replay.step - 1, next: replay.step + 1, end: replay.steps }[b.dataset.step];
+  const to = { start: 0, prev: replay.step - 1, next: replay.step + 1,
+               end: replay.steps }[b.dataset.step];
   stepReplay(to);
 }));
 $("replay-step").addEventListener("change", (ev) => stepReplay(Number(ev.target.value)));
