@@ -193,6 +193,10 @@ class Narrator:
         if reason == "upgrade":
             return None                            # the play line says it was upgraded
         kind = self.g.db.get(e["card"]).type
+        if reason == "effect" and not self.cause and self.attacker and self.defender is None:
+            # no effect resolving, an attack declared, no blocker yet: the only thing that
+            # trashes now is a Guardian paying Sacrifice or Offset (10.2.6.3.4)
+            return f"{self.Owned(e['iid'], e['card'])} is trashed (to pay for Guardian)."
         why = {"battle": " in battle", "effect": self._because() or " by an effect"}.get(
             reason, " (its unit left the field)" if kind == "item" else
             " (end of turn: the skill zone empties)" if kind == "skill" else "")

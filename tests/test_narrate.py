@@ -121,3 +121,17 @@ def test_a_trigger_says_what_it_does_and_becomes_the_cause():
                 assert f"a Trigger! {db.get(e['card']).name}: {text}" in line
                 assert n.cause and n.cause[-1] == db.get(e["card"]).name
     assert seen > 3
+
+
+def test_a_guardian_sacrifice_is_told_as_its_payment(db):
+    from test_rules_combat import OPP, attack
+    g = make(db, P(units=[None, "T-002"]), P(OPP, units=["T-022", None, "T-035"], hand=[]))
+    n = Narrator(g, 1)
+    n.seen = len(g.events)
+    attack(g, "Flame Lancer")
+    do(g, "guardian Stone Sentinel")
+    lines = n.new_lines()
+    paid = [x for x in lines if x.endswith("is trashed (to pay for Guardian).")]
+    guard = [x for x in lines if "steps in as Guardian" in x]
+    assert len(paid) == 1 and paid[0].startswith("Your ") and len(guard) == 1
+    assert lines.index(paid[0]) < lines.index(guard[0]) and "paying Sacrifice 1" in guard[0]
