@@ -37,10 +37,11 @@ def cmd_replay(args) -> int:
     seat = replay_seat(h)                   # drawn at the bottom, as in `play`
     names = [("You" if p == "you" else f"P{i} {p}") for i, p in enumerate(h["players"])]
     setup, steps = replay_story(rep, seat)
+    side = "your" if names[seat] == "You" else f"{names[seat]}'s"
     console.print(f"Replay {args.file}: {h['decks'][0]['name']} ({h['players'][0]}) "
                   f"vs {h['decks'][1]['name']} ({h['players'][1]}), seed {h['seed']}, "
                   f"{n} moves; verified against the engine. Both hands are shown; what "
-                  f"happened is told from {names[seat]}'s side. Type help for commands.",
+                  f"happened is told from {side} side. Type help for commands.",
                   markup=False)
     if args.summary:
         for i, row in enumerate(rep.rows):

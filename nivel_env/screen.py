@@ -111,7 +111,8 @@ def board(g, viewer: int, reveal: bool = False, names=("You", "Opponent")) -> Gr
     head = Text(f"Turn {g.turn} · {state}", style="bold underline")
     lanes = Table(box=box.SIMPLE_HEAD, expand=True, show_header=True, padding=(0, 1),
                   show_edge=False, header_style="dim")
-    lanes.add_column("", width=8, style="bold", no_wrap=True)
+    lanes.add_column("", width=max(8, min(16, max(len(n) for n in names))), style="bold",
+                     no_wrap=True)
     for lane in range(3):
         lanes.add_column(f"lane {lane}", ratio=1)
     lanes.add_row(Text(names[1], style="red"), *(_unit_cell(g, opp, ln) for ln in range(3)))
