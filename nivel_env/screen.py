@@ -287,34 +287,38 @@ _PICKING = {"effect target": "choose a target", "effect order": "choose which ef
             "which effect": "choose which effect to use"}
 
 
-def decision_line(g) -> str:
-    """What is being asked, in words."""
+def decision_line(g, keys: bool = True) -> str:
+    """What is being asked, in words; with ``keys``, the terminal's keys for the answers
+    that have one ("(e)", "(y/n)")."""
+    def key(hint: str) -> str:
+        return f" ({hint})" if keys else ""
     d = g.decision
     c = d.context
     kind = d.kind
     if kind == "mulligan":
         return "Keep your opening hand, or shuffle it back and draw 5 new cards (once)?"
     if kind == "main":
-        return "Main phase: play a card, use an ability, or end the phase (e) to attack."
+        return f"Main phase: play a card, use an ability, or end the phase{key('e')} to attack."
     if kind == "attack":
-        return "Attack phase: attack with a unit, or end the phase (e) and the turn."
+        return f"Attack phase: attack with a unit, or end the phase{key('e')} and the turn."
     attacker = f"{g.db.get(c['attacker']).name} attacks your lane {c['attacker_lane']}" \
         if "attacker" in c else ""
     if kind == "defense":
         must = " (it must: Duelist)" if c.get("must_defend") else ""
-        return f"{attacker}: block with your unit there{must}, or don't (n)."
+        return f"{attacker}: block with your unit there{must}, or don't{key('n')}."
     if kind == "guardian":
-        return f"{attacker}: a Guardian of yours may pay to block instead, or not (n)."
+        return f"{attacker}: a Guardian of yours may pay to block instead, or not{key('n')}."
     source = g.db.get(c["source"]).name if "source" in c else "an effect"
     if kind == "may":
         text = render_ability(g.db.abilities[c["ability"]]) if "ability" in c else ""
         if "most" in c:                            # a number chosen one at a time (4.4.4)
             return f"{source}: one more? {c['count']} chosen so far, at most {c['most']}."
-        return f"Use {source}'s effect (y/n)?" + (f" — {text}" if text else "")
+        return f"Use {source}'s effect{key('y/n')}?" + (f" — {text}" if text else "")
     what = _PICKING.get(c.get("purpose", ""), c.get("purpose", "choose"))
-    done = " (n: done)" if c.get("can_pass") else ""
-    return f"{source}: {what}{done}." if "source" in c else f"{what[:1].upper()}{what[1:]}" \
-        f"{done}."
+    done = key("n: done") if c.get("can_pass") else ""
+    if "source" in c:
+        return f"{source}: {what}{done}."
+    return f"{what[:1].upper()}{what[1:]}{done}."
 
 
 __all__ = ["board", "card_panel", "card_text", "decision_line", "describe", "hand_table",

@@ -46,7 +46,9 @@ def load_opponent_named(spec: str, difficulty: str = "hard", seed: int = 0):
 
 
 class PlaySession:
-    """One game: the person at seat ``human``, ``opponent`` (an agent) at the other.
+    """One game: the person at seat ``human``, ``opponent`` (an agent spec for
+    ``agents.load_opponent``) at the other, called ``label`` on screen and in the replay
+    (default: the spec).
 
     ``log`` holds every narrated line so far; ``advance`` (called by the constructor and
     after each move) lets the opponent move, and plays the person's forced moves when
@@ -56,7 +58,7 @@ class PlaySession:
     def __init__(self, deck: str | None = None, opponent_deck: str | None = None,
                  opponent: str = "heuristic", difficulty: str = "hard",
                  seat: int | None = None, seed: int | None = None, db=None,
-                 auto: bool = True, agent=None, meta: dict | None = None):
+                 auto: bool = True, label: str | None = None, meta: dict | None = None):
         self.seed = seed if seed is not None else secrets.randbelow(1_000_000)
         dealt = default_decks(self.seed)
         try:
@@ -64,15 +66,16 @@ class PlaySession:
             theirs = load_deck(opponent_deck or dealt[1], db)
         except (CardDataError, DeckError) as e:
             raise SetupError(str(e)) from None
-        self.agent = agent if agent is not None else \
-            load_opponent_named(opponent, difficulty, self.seed)
+        self.agent = load_opponent_named(opponent, difficulty, self.seed)
         if hasattr(self.agent, "reset"):
             self.agent.reset()
-        self.opponent, self.difficulty, self.auto = opponent, difficulty, auto
+        self.opponent = label or opponent
+        self.difficulty, self.auto = difficulty, auto
         self.human = seat if seat in (0, 1) else self.seed & 1
         self.decks = (mine, theirs) if self.human == 0 else (theirs, mine)
         self.g = new_game(*self.decks, seed=self.seed, db=mine.db)
-        self.players = ["you" if p == self.human else f"AI ({opponent})" for p in (0, 1)]
+        self.players = ["you" if p == self.human else f"AI ({self.opponent})"
+                        for p in (0, 1)]
         self.recorder = ReplayRecorder(self.g, self.seed, self.decks, players=self.players,
                                        meta={"opponent": opponent, "difficulty": difficulty,
                                              **(meta or {})})

@@ -56,6 +56,8 @@ def test_every_answer_of_a_whole_game_hides_what_the_seat_may_not_see(app, clien
             body = json.dumps(s)
             assert '"hand"' not in json.dumps(s["board"]["opponent"])
             assert '"deck": [' not in body and "instance" not in body
+            q = s["board"]["question"] or ""
+            assert not any(h in q for h in ("(e)", "(n)", "(y/n)", "(n: done)")), q
             if not s["over"] and checked % 3 == 0:
                 for k, h in enumerate(_worlds(g, seat, checked)):
                     assert seat_view(h, seat) == s["board"], (seed, s["moves"], k)

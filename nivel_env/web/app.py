@@ -236,12 +236,11 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         def make() -> PlaySession:
             return PlaySession(cfg.decks.get(deck), cfg.decks.get(other),
                                cfg.opponents[opponent][0], difficulty, seat=seat, seed=seed,
-                               db=cfg.db, meta={"via": "serve"})
+                               db=cfg.db, label=opponent, meta={"via": "serve"})
         try:
             s = await run_in_threadpool(make)
         except SetupError as e:
             raise BadRequest(str(e)) from None
-        s.opponent = opponent
         key = games.add(s, client)
         return JSONResponse(game_state(key, s), status_code=201)
 

@@ -51,25 +51,30 @@ class Store:
         """Raise ``LimitError`` if ``client`` may not add another entry now.  Finished
         entries do not count, and are the first to go when the server is full."""
         with self._lock:
-            self._expire()
-            mine = sum(e.client == client and not self.done(e.value)
-                       for e in self._entries.values())
-            if mine >= self.per_client:
-                raise LimitError(f"you already have {mine} {self.kind} open (at most "
-                                 f"{self.per_client}); finish or close one first")
-            finished = sorted((e.used, k) for k, e in self._entries.items()
-                              if self.done(e.value))
-            while len(self._entries) >= self.total and finished:
-                del self._entries[finished.pop(0)[1]]
-            if len(self._entries) >= self.total:
-                raise LimitError(f"the server holds its maximum of {self.total} {self.kind}; "
-                                 f"try again later")
+            self._make_room(client)
+
+    def _make_room(self, client: str) -> None:        # under the lock
+        self._expire()
+        mine = sum(e.client == client and not self.done(e.value)
+                   for e in self._entries.values())
+        if mine >= self.per_client:
+            raise LimitError(f"you already have {mine} {self.kind} open (at most "
+                             f"{self.per_client}); finish or close one first")
+        finished = sorted((e.used, k) for k, e in self._entries.items()
+                          if self.done(e.value))
+        while len(self._entries) >= self.total and finished:
+            del self._entries[finished.pop(0)[1]]
+        if len(self._entries) >= self.total:
+            raise LimitError(f"the server holds its maximum of {self.total} {self.kind}; "
+                             f"try again later")
 
     def add(self, value, client: str) -> str:
-        self.check_room(client)
+        """Keep ``value`` for ``client`` under a new id (the room checked in the same
+        step, so two requests at once cannot both take the last place)."""
         key = secrets.token_urlsafe(12)
-        now = self.clock()
         with self._lock:
+            self._make_room(client)
+            now = self.clock()
             self._entries[key] = Entry(value, client, created=now, used=now)
         return key
 

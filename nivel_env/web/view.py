@@ -13,8 +13,6 @@ everything anyway) the opponent's hand is shown too.
 """
 from __future__ import annotations
 
-import re
-
 from ..cards import model as m
 from ..cards.text import render_card_text
 from ..engine import actions as A
@@ -70,10 +68,6 @@ def _side(g, p: int, mine: bool, reveal: bool) -> dict:
     return side
 
 
-#: the terminal's key hints in a question ("(e)", "(y/n)", "(n: done)"): buttons need none
-_KEY_HINT = re.compile(r" \((?:[a-z]|y/n|n: done)\)")
-
-
 def seat_view(g, seat: int, reveal: bool = False) -> dict:
     """The position as ``seat`` may see it (both hands with ``reveal``)."""
     d = g.decision
@@ -82,7 +76,7 @@ def seat_view(g, seat: int, reveal: bool = False) -> dict:
         "first": g.first == seat,
         "you": _side(g, seat, True, reveal), "opponent": _side(g, 1 - seat, False, reveal),
         "deciding": None if d is None else ("you" if d.player == seat else "opponent"),
-        "question": _KEY_HINT.sub("", decision_line(g)) if d is not None and d.player == seat
+        "question": decision_line(g, keys=False) if d is not None and d.player == seat
         else None,
     }
 
