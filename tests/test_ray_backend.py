@@ -89,8 +89,10 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+@pytest.mark.slow
 def test_a_cluster_reached_by_its_address_gives_the_same_results(tmp_path):
-    """``ray start --head`` with a token, then ``evaluate.py --ray HOST:PORT`` from a shell
+    """Slow tier: starting a head takes ~40 s (the local instance above covers the backend
+    in the fast tier).  ``ray start --head`` with a token, then ``evaluate.py --ray HOST:PORT`` from a shell
     that has the token, as README.md's "Beyond one machine" says.  The head runs with
     ``--block`` in its own process group, so stopping it stops only this cluster (``ray
     stop`` would stop every Ray instance of the machine)."""
