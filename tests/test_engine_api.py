@@ -266,3 +266,118 @@ def test_consumers_read_the_engine_through_its_api():
             if bad.search(line):
                 offenders.append(f"{path.relative_to(root)}:{n}: {line.strip()}")
     assert not offenders, "\n".join(offenders)
+
+
+# ------------------------------------------------------------- API strictness (issue 28)
+
+def _main_phase_with_a_play(decks, seed=5):
+    """A game at a decision where some PLAY id (>= 8) is legal."""
+    g = new_game(*decks, seed=seed)
+    r = random.Random(seed)
+    while not any(a >= A.PLAY for a in g.legal_actions() if a < A.ACTIVATE):
+        g.apply_action(r.choice(g.legal_actions()))
+    return g
+
+
+def test_apply_action_refuses_non_integers_before_anything_moves(decks):
+    """A float, Fraction or Decimal equal to a legal id passed the legality check and
+    failed half-way through the move (the decision already cleared); bools were moves."""
+    import numpy as np
+    from decimal import Decimal
+    from fractions import Fraction
+    g = _main_phase_with_a_play(decks)
+    a = next(a for a in g.legal_actions() if A.PLAY <= a < A.ACTIVATE)
+    before = g.to_dict()
+    for bad in (float(a), np.float64(a), np.float32(a), Fraction(a), Decimal(a), str(a),
+                np.array(a), [a], None):
+        with pytest.raises(IllegalActionError, match="integer id"):
+            g.apply_action(bad)
+        assert g.to_dict() == before, bad
+    m = new_game(*decks, seed=1)                       # mulligan: KEEP 0 and MULLIGAN 1
+    start = m.to_dict()
+    for bad in (True, False, np.bool_(True)):
+        with pytest.raises(IllegalActionError, match="integer id"):
+            m.apply_action(bad)
+        assert m.to_dict() == start
+    g.apply_action(np.int16(a))                        # numpy integers are ids
+    assert g.to_dict() != before
+
+
+def test_numpy_actions_leave_plain_ints_in_state_and_events(decks):
+    """After apply_action(np.int64(a)) the state and its events hold Python ints, so
+    to_dict() is JSON."""
+    import numpy as np
+    g = new_game(*decks, seed=9)
+    r = random.Random(9)
+    while not g.is_terminal():
+        g.apply_action(np.int64(r.choice(g.legal_actions())))
+    json.dumps(g.to_dict())
+
+    def numpy_leaves(x, path="g"):
+        if isinstance(x, dict):
+            for k, v in x.items():
+                yield from numpy_leaves(v, f"{path}.{k}")
+        elif isinstance(x, (list, tuple)):
+            for i, v in enumerate(x):
+                yield from numpy_leaves(v, f"{path}[{i}]")
+        elif isinstance(x, np.generic):
+            yield path
+    assert not list(numpy_leaves(g.to_dict()))
+    h = new_game(*decks, seed=np.uint32(4))           # the seed is kept in the events
+    h.surrender(np.int64(1))
+    json.dumps(h.to_dict())
+    assert h.returns() == (1, -1)
+    assert h.events[0]["seed"] == 4 and type(h.events[0]["seed"]) is int
+    for bad in (2.5, 4.0, "4", True, None):           # 2.5 was truncated, "4" parsed
+        with pytest.raises(TypeError, match="seed must be an integer"):
+            new_game(*decks, seed=bad)
+
+
+def test_surrender_refuses_a_player_that_is_not_a_seat(decks):
+    g = new_game(*decks, seed=4)
+    before = g.to_dict()
+    for bad in (2, -1, 1.0, True, "0", None):
+        with pytest.raises(ValueError, match="player"):
+            g.surrender(bad)
+        assert g.to_dict() == before
+
+
+def test_legal_actions_cannot_be_corrupted_by_the_caller(decks):
+    """legal_actions() handed out the engine's cache: appending to it made an illegal id
+    legal for the game and for its clones, clearing it emptied their masks."""
+    g = _main_phase_with_a_play(decks)
+    c = g.clone()
+    legal = list(g.legal_actions())
+    bad = next(a for a in range(N_ACTIONS) if a not in legal)
+    got = g.legal_actions()
+    got.append(bad)
+    got.sort()
+    assert g.legal_actions() == legal and c.legal_actions() == legal
+    with pytest.raises(IllegalActionError):
+        g.apply_action(bad)
+    with pytest.raises(IllegalActionError):
+        c.apply_action(bad)
+    g.legal_actions().clear()
+    assert g.legal_actions() == legal and c.clone().legal_actions() == legal
+    assert g.legal_actions() is not g.legal_actions()
+
+
+def test_a_scenario_game_never_keeps_a_stale_legal_list(db):
+    """Positions built by the scenario builder: after every move the legal list is the
+    one computed afresh from the state (a rebuilt game's), move after move."""
+    from nivel_env.engine.legal import legal_actions
+    from nivel_env.engine.scenario import build
+    d = {"players": [{"leader": "T-L01", "level": 5, "hand": ["T-001", "T-002", "T-021"],
+                      "deck": ["T-002", "T-003"] * 5, "units": ["T-021"]},
+                     {"leader": "T-L02", "level": 5, "units": [None, "T-021"],
+                      "deck": ["T-001", "T-002"] * 5}], "phase": "main"}
+    for seed in range(8):
+        g = build(d, db)
+        r = random.Random(seed)
+        for _ in range(40):
+            if g.is_terminal():
+                break
+            first = g.legal_actions()
+            g.apply_action(r.choice(first))
+            assert g.legal_actions() == legal_actions(g) \
+                == Game.from_dict(g.to_dict(), g.db).legal_actions()

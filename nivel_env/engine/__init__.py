@@ -9,6 +9,8 @@ A pure Python library: it never imports gymnasium or pettingzoo.
 """
 from __future__ import annotations
 
+from numbers import Integral
+
 from ..cards import CardDB, Deck, load_card_db
 from . import actions, const as K
 from .actions import N_ACTIONS
@@ -62,6 +64,11 @@ def new_game(deck_0: Deck, deck_1: Deck, seed: int = 0, config: RuleConfig | Non
     that went first goes second.  (It does so by shuffling seat 1's deck before seat 0's;
     everything after the shuffles comes from the same generator state.)
     """
+    if type(seed) is not int:                  # kept in the events: a plain int (JSON)
+        if not isinstance(seed, Integral) or isinstance(seed, bool):
+            raise TypeError(f"new_game: seed must be an integer, got {type(seed).__name__} "
+                            f"{seed!r}"[:200])
+        seed = int(seed)
     db = db or getattr(deck_0, "db", None) or load_card_db()
     defs = [0] * (2 * K.PER)
     for p, deck in enumerate((deck_0, deck_1)):

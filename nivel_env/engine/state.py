@@ -7,10 +7,12 @@ rules live in the sibling modules (``flow``, ``combat``, ``effects``, ``verbs``,
 """
 from __future__ import annotations
 
+from numbers import Integral
 from typing import Any, NamedTuple
 
 from ..cards.db import CardDB, load_card_db
 from . import const as K
+from .actions import N_ACTIONS
 from .config import RuleConfig
 from .errors import IllegalActionError
 from .flow import finish
@@ -25,6 +27,22 @@ class Decision(NamedTuple):
     kind: str
     player: int
     context: dict
+
+
+def _action_id(action) -> int:
+    """A Python or numpy integer as a plain int; anything else (bool, float, Fraction,
+    string, array) is refused before it can reach the rules."""
+    if isinstance(action, Integral) and not isinstance(action, bool):
+        return int(action)
+    raise IllegalActionError(f"an action is an integer id 0..{N_ACTIONS - 1} (Python or numpy "
+                             f"int), got {type(action).__name__} {action!r}"[:300])
+
+
+def _seat(player) -> int:
+    if isinstance(player, Integral) and not isinstance(player, bool):
+        return int(player)
+    raise ValueError(f"surrender: player must be 0 or 1, got {type(player).__name__} "
+                     f"{player!r}"[:200])
 
 
 def _tuplify(x):
@@ -46,18 +64,34 @@ class Game:
         return None if self.result is not None else self.dec[1]
 
     def legal_actions(self) -> list[int]:
-        if self._legal is None:
-            self._legal = legal_actions(self)
-        return self._legal
+        """The pending decision's legal action ids, sorted (empty once the game is over).
+
+        A new list each call, the caller's to keep or change: the engine's cache (shared
+        with clones) is never handed out, so no caller can make an illegal id legal."""
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = legal_actions(self)
+        return legal[:]
 
     def apply_action(self, action: int) -> None:
+        """Play ``action`` (an id of ``legal_actions()``) for the player to decide.
+
+        ``action`` is a Python or numpy integer, checked before anything else: a float,
+        bool, string or Fraction -- even one equal to a legal id -- is refused with
+        ``IllegalActionError``, as is an id that is not legal now, and the game is left
+        exactly as it was.  The id is stored as a plain int (``to_dict()`` stays JSON)."""
+        if type(action) is not int:
+            action = _action_id(action)
         if self.result is not None:
             raise IllegalActionError(f"action {action}: the game is over")
-        if action not in self.legal_actions():
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = legal_actions(self)
+        if action not in legal:
             raise IllegalActionError(
                 f"action {action} ({action_name(self, action)}) is not legal now; "
                 f"{K.DECISION_NAMES[self.dec[0]]} decision for player {self.dec[1]}, "
-                f"legal: {self.legal_actions()}")
+                f"legal: {legal}")
         self._legal = None
         apply_action(self, action)
 
@@ -68,7 +102,11 @@ class Game:
         return self.result if self.result is not None else (0, 0)
 
     def surrender(self, player: int) -> None:
-        """1.2.4: ``player`` loses at once."""
+        """1.2.4: ``player`` (0 or 1, a Python or numpy integer) loses at once."""
+        if type(player) is not int:
+            player = _seat(player)
+        if player not in (0, 1):
+            raise ValueError(f"surrender: player must be 0 or 1, got {player!r}")
         if self.result is None:
             self.log.append({"type": "surrender", "player": player})
             self.lost[player] = True
