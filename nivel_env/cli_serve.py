@@ -1,13 +1,37 @@
 """The ``serve`` command: the browser game on http://127.0.0.1:8000 (uvicorn + Starlette).
 
 Binds to 127.0.0.1 unless told otherwise: it is a local app for one machine's players.
-Extra decks (``--decks``) and policy files (``--policy``) join the menus; a browser can
-choose only what the server offers, never a path of its own.
+Where it listens (``--host``) and which names it answers to (the Host header) are separate:
+it answers to the loopback names, the address it is bound to unless that is a wildcard
+(0.0.0.0, ::), and each ``--allow-host NAME``; any other Host gets 400, so a page on
+another site cannot reach the server through a name of its own ("DNS rebinding") however
+it is bound.  Extra decks (``--decks``) and policy files (``--policy``) join the menus; a
+browser can choose only what the server offers, never a path of its own.
 """
 from __future__ import annotations
 
+import ipaddress
 import sys
 from pathlib import Path
+
+WILDCARDS = ("0.0.0.0", "::", "")
+
+
+def allowed_hosts(bind: str, extra=()) -> list[str]:
+    """The Host names a server bound to ``bind`` answers to (see the module docstring);
+    an IPv6 address as the Host header writes it, in brackets."""
+    from .web.app import LOOPBACK
+    hosts = list(LOOPBACK)
+    for name in ([] if bind in WILDCARDS else [bind]) + list(extra):
+        name = name.strip().lower()
+        try:
+            if ipaddress.ip_address(name.strip("[]")).version == 6:
+                name = f"[{name.strip('[]')}]"
+        except ValueError:
+            pass
+        if name and name not in hosts:
+            hosts.append(name)
+    return hosts
 
 
 def cmd_serve(args) -> int:
@@ -42,15 +66,21 @@ def cmd_serve(args) -> int:
                        default_opponent=args.opponent, per_client=args.games_per_client,
                        total=args.max_games, idle_s=args.idle_minutes * 60.0,
                        lifetime_s=args.lifetime_hours * 3600.0,
-                       allowed_hosts=["127.0.0.1", "localhost"]
-                       if args.host in ("127.0.0.1", "localhost") else ["*"])
+                       allowed_hosts=allowed_hosts(args.host, args.allow_host or ()))
     try:
         app = create_app(cfg)
     except SetupError as e:
         print(e, file=sys.stderr)
         return 2
-    url = f"http://{'127.0.0.1' if args.host in ('0.0.0.0', '::') else args.host}:{args.port}/"
+    host = "127.0.0.1" if args.host in WILDCARDS else args.host
+    url = f"http://{f'[{host}]' if ':' in host else host}:{args.port}/"
     print(f"Nivel Arena in the browser: open {url}  (Ctrl-C stops)", flush=True)
+    if "*" in cfg.allowed_hosts:
+        print("answering to any Host name (--allow-host '*'): a web page on another site "
+              "can reach this server through a name it controls", flush=True)
+    elif args.host not in ("127.0.0.1", "localhost", "::1"):
+        print(f"answering to the Host names {', '.join(cfg.allowed_hosts)}; players reaching "
+              f"this machine by another name or address need --allow-host NAME", flush=True)
     if args.open:                                  # once the server is listening
         import threading
         import webbrowser
@@ -63,7 +93,13 @@ def add_parser(sub) -> None:
     p = sub.add_parser("serve", help="play in the browser: a local web app "
                                      "(http://127.0.0.1:8000)")
     p.add_argument("--host", default="127.0.0.1",
-                   help="address to listen on (default 127.0.0.1: this machine only)")
+                   help="address to listen on (default 127.0.0.1: this machine only; "
+                        "0.0.0.0: every network this machine is on)")
+    p.add_argument("--allow-host", action="append", metavar="NAME",
+                   help="a host name or address players type to reach the server, "
+                        "answered besides the loopback names and the --host address "
+                        "(repeatable; '*' answers any name, which lets other sites' pages "
+                        "reach it)")
     p.add_argument("--port", type=int, default=8000)
     p.add_argument("--open", action="store_true", help="open the page in your web browser")
     p.add_argument("--opponent", default="casual",

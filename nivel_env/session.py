@@ -13,7 +13,7 @@ import secrets
 
 import numpy as np
 
-from .cards import CardDataError, DeckError, list_decks, load_deck
+from .cards import CardDataError, Deck, DeckError, list_decks, load_deck
 from .engine import N_ACTIONS, new_game
 from .narrate import Narrator
 from .replay import ReplayRecorder
@@ -48,7 +48,8 @@ def load_opponent_named(spec: str, difficulty: str = "hard", seed: int = 0):
 class PlaySession:
     """One game: the person at seat ``human``, ``opponent`` (an agent spec for
     ``agents.load_opponent``) at the other, called ``label`` on screen and in the replay
-    (default: the spec).
+    (default: the spec).  Decks are names, files or ``Deck``s; ``config`` is the
+    ``RuleConfig`` (None: the defaults).
 
     ``log`` holds every narrated line so far; ``advance`` (called by the constructor and
     after each move) lets the opponent move, and plays the person's forced moves when
@@ -58,12 +59,16 @@ class PlaySession:
     def __init__(self, deck: str | None = None, opponent_deck: str | None = None,
                  opponent: str = "heuristic", difficulty: str = "hard",
                  seat: int | None = None, seed: int | None = None, db=None,
-                 auto: bool = True, label: str | None = None, meta: dict | None = None):
+                 auto: bool = True, label: str | None = None, meta: dict | None = None,
+                 config=None):
         self.seed = seed if seed is not None else secrets.randbelow(1_000_000)
         dealt = default_decks(self.seed)
+
+        def deck_of(d):
+            return d if isinstance(d, Deck) else load_deck(d, db)
         try:
-            mine = load_deck(deck or dealt[0], db)
-            theirs = load_deck(opponent_deck or dealt[1], db)
+            mine = deck_of(deck or dealt[0])
+            theirs = deck_of(opponent_deck or dealt[1])
         except (CardDataError, DeckError) as e:
             raise SetupError(str(e)) from None
         self.agent = load_opponent_named(opponent, difficulty, self.seed)
@@ -73,10 +78,11 @@ class PlaySession:
         self.difficulty, self.auto = difficulty, auto
         self.human = seat if seat in (0, 1) else self.seed & 1
         self.decks = (mine, theirs) if self.human == 0 else (theirs, mine)
-        self.g = new_game(*self.decks, seed=self.seed, db=mine.db)
+        self.g = new_game(*self.decks, seed=self.seed, config=config, db=mine.db)
         self.players = ["you" if p == self.human else f"AI ({self.opponent})"
                         for p in (0, 1)]
-        self.recorder = ReplayRecorder(self.g, self.seed, self.decks, players=self.players,
+        self.recorder = ReplayRecorder(self.g, self.seed, self.decks, config,
+                                       players=self.players,
                                        meta={"opponent": opponent, "difficulty": difficulty,
                                              **(meta or {})})
         self.story = Narrator(self.g, self.human)

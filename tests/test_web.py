@@ -254,3 +254,206 @@ def test_a_trained_policy_and_the_search_agent_play_in_the_browser(client):
                 break
             s = _move(client, s, s["legal"][0]["action"]).json()
         assert s["board"]["turn"] >= 1 and s["opponent"] == opponent
+
+
+# ---------------------------------------------------------------- issue 28, section 3
+def _finish(client, s):
+    """Surrender the game ``s``: the quickest way to a game that is over."""
+    r = client.post(f"/api/games/{s['id']}/surrender", json={})
+    assert r.status_code == 200 and r.json()["over"], r.text
+    return r.json()
+
+
+def test_review_and_the_replay_wait_for_the_end_of_the_game(app, client):
+    """The replay holds the seed, and the seed with the moves deals every hidden card:
+    no answer during play carries either."""
+    s = _new(client, seed=1234567891, deck="veil-piercers", opponent_deck="tide-scholars")
+    assert "seed" not in s and "1234567891" not in json.dumps(s)
+    s = _move(client, s, s["legal"][0]["action"]).json()
+    for r in (client.post(f"/api/games/{s['id']}/review"),
+              client.get(f"/api/games/{s['id']}/replay"),
+              client.get(f"/api/games/{s['id']}")):
+        assert "1234567891" not in r.text and '"hand"' not in json.dumps(
+            r.json().get("board", {}).get("opponent", {})), r.text[:300]
+        if "/api/games/" in str(r.url) and str(r.url).endswith(s["id"]):
+            assert r.status_code == 200 and "seed" not in r.json()
+        else:
+            assert r.status_code == 409, r.text
+            assert "once the game is over" in r.json()["error"] \
+                and "nothing changed" in r.json()["error"]
+    assert len(app.state.replays) == 0                  # the refused review opened nothing
+    end = _finish(client, s)
+    assert end["seed"] == 1234567891                    # over: the seed is the player's
+    assert client.get(f"/api/games/{s['id']}/replay").status_code == 200
+    rev = client.post(f"/api/games/{s['id']}/review")
+    assert rev.status_code == 201 and "hand" in rev.json()["board"]["opponent"]
+
+
+def test_every_answer_during_play_is_the_same_in_every_world_the_seat_cannot_tell_apart():
+    """Whole games through the API, both seats: every answer during play (game, log tail,
+    review, replay, listing, each kind of error) unchanged when what the seat cannot see
+    is redrawn, substituted or relabelled, and none carries the seed (checks/web.py)."""
+    from nivel_env.cards import load_deck
+    from nivel_env.checks.web import web_hidden_errors
+    d0, d1 = load_deck("veil-piercers"), load_deck("tide-scholars")
+    stats: dict = {}
+    for seed in (4, 9):
+        errs, checked = web_hidden_errors(d0, d1, seed, every=4, stats=stats)
+        assert not errs, errs
+        assert checked >= 8
+    assert stats["comparisons"] > 500
+
+
+def test_the_web_check_catches_a_leaked_hand_and_a_leaked_seed(monkeypatch):
+    """The check is not blind: an answer showing the opponent's hand differs between
+    worlds, and one carrying the generator's state (as the seed would) is caught."""
+    import nivel_env.web.app as web_app
+    from nivel_env.cards import load_deck
+    from nivel_env.checks.web import web_hidden_errors
+    d0, d1 = load_deck("ember-rush"), load_deck("stone-bastion")
+    real = web_app.seat_view
+    monkeypatch.setattr(web_app, "seat_view",
+                        lambda g, seat, reveal=False: real(g, seat, reveal=True))
+    errs, _ = web_hidden_errors(d0, d1, 2, every=1)
+    assert errs and "differs in a redrawn world" in errs[0], errs
+    monkeypatch.setattr(web_app, "seat_view",
+                        lambda g, seat, reveal=False: {**real(g, seat, reveal),
+                                                       "note": f"rng {g.rng}"})
+    errs, _ = web_hidden_errors(d0, d1, 2, every=1)
+    assert errs and "generator state" in " ".join(errs), errs
+
+
+CHUNK = 1 << 16
+
+
+def _stream_post(app, path: str, chunks, headers=()) -> tuple[int, bytes, int]:
+    """POST ``chunks`` to the app as a server hands a streamed body over (one ASGI
+    ``http.request`` message a chunk, as uvicorn does; starlette's TestClient joins a body
+    before sending it); (status, answer, chunks the app read)."""
+    import anyio
+    it, read, sent = iter(chunks), [0], []
+
+    async def receive():
+        for chunk in it:
+            read[0] += 1
+            return {"type": "http.request", "body": chunk, "more_body": True}
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message):
+        sent.append(message)
+    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1",
+             "method": "POST", "scheme": "http", "path": path, "raw_path": path.encode(),
+             "query_string": b"", "root_path": "", "client": ("127.0.0.1", 50000),
+             "server": ("127.0.0.1", 8000), "state": {},
+             "headers": [(b"host", b"127.0.0.1:8000"), *headers]}
+    anyio.run(app, scope, receive, send)
+    status = next(m["status"] for m in sent if m["type"] == "http.response.start")
+    return status, b"".join(m.get("body", b"") for m in sent
+                            if m["type"] == "http.response.body"), read[0]
+
+
+def test_a_large_body_is_refused_as_it_streams_never_read_whole(app, client):
+    """A body over the cap is refused (413) after reading about the cap, not the body:
+    the chunks a streamed 300 MB body gave up are counted (it is never made whole)."""
+    from nivel_env.web.app import MAX_BODY, MAX_REPLAY
+    s = _new(client, seed=2)
+    for path, cap in (("/api/games", MAX_BODY), ("/api/replays", MAX_REPLAY),
+                      (f"/api/games/{s['id']}/move", MAX_BODY),
+                      (f"/api/games/{s['id']}/surrender", MAX_BODY)):
+        body = (b"7" * CHUNK for _ in range((300 << 20) // CHUNK))
+        status, answer, read = _stream_post(app, path, body)
+        assert status == 413 and b"at most" in answer, (path, status, answer)
+        assert read * CHUNK <= cap + CHUNK, (path, read)
+    assert not client.get(f"/api/games/{s['id']}").json()["over"]   # nothing changed
+    # a declared length over the cap is refused before a byte is read
+    status, answer, read = _stream_post(app, "/api/replays", iter([b"x"] * 10),
+                                        [(b"content-length", b"300000000")])
+    assert status == 413 and b"300,000,000 bytes" in answer and read == 0
+
+
+def test_a_loaded_replay_can_be_closed_so_a_player_is_never_locked_out(client):
+    s = _finish(client, _new(client, seed=8))
+    text = client.get(f"/api/games/{s['id']}/replay").content
+    ids = [client.post("/api/replays", content=text).json()["id"] for _ in range(3)]
+    assert client.post("/api/replays", content=text).status_code == 429
+    r = client.delete(f"/api/replays/{ids[0]}")
+    assert r.status_code == 200 and r.json() == {"closed": ids[0]}
+    assert client.get(f"/api/replays/{ids[0]}").status_code == 404
+    assert client.delete(f"/api/replays/{ids[0]}").status_code == 404
+    assert client.post("/api/replays", content=text).status_code == 201
+
+
+def test_a_move_without_the_move_count_is_refused_not_played(app, client):
+    s = _new(client, seed=3)
+    session = app.state.games.get(s["id"]).value
+    before = session.g.to_dict(), session.moves
+    r = client.post(f"/api/games/{s['id']}/move", json={"action": s["legal"][0]["action"]})
+    assert r.status_code == 400 and "'moves' is required" in r.json()["error"]
+    assert (session.g.to_dict(), session.moves) == before
+    r = client.post(f"/api/games/{s['id']}/move",
+                    json={"action": s["legal"][0]["action"], "moves": s["moves"] + 4})
+    assert r.status_code == 409 and f"saw {s['moves'] + 4} moves" in r.json()["error"] \
+        and "ago" not in r.json()["error"]
+
+
+def test_a_replay_of_a_deck_named_in_hangul_downloads(tmp_path):
+    from urllib.parse import unquote
+    from nivel_env.cards.deck import DECK_DIR
+    text = (DECK_DIR / "ember-rush.deck").read_text(encoding="utf-8")
+    lines = ["name: 불꽃 돌격" if ln.startswith("name:") else ln for ln in text.splitlines()]
+    (tmp_path / "bul.deck").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    app = create_app(ServerConfig(decks={"bul": str(tmp_path / "bul.deck"),
+                                         "stone-bastion": "stone-bastion"}))
+    c = TestClient(app, base_url="http://127.0.0.1")
+    s = _finish(c, _new(c, deck="bul", opponent_deck="stone-bastion", seed=5))
+    r = c.get(f"/api/games/{s['id']}/replay")
+    assert r.status_code == 200, r.text
+    cd = r.headers["content-disposition"]
+    assert cd.isascii() and cd.startswith('attachment; filename="nivel-')
+    plain = cd.split('filename="')[1].split('"')[0]
+    assert plain.endswith("-seed5.jsonl") and all(ch.isalnum() or ch in "-._" for ch in plain)
+    encoded = cd.split("filename*=UTF-8''")[1]
+    assert unquote(encoded) == "nivel-불꽃-돌격-vs-Stone-Bastion-seed5.jsonl"
+    assert json.loads(r.text.splitlines()[0])["decks"][s["seat"]]["name"] == "불꽃 돌격"
+
+
+def test_a_seed_the_server_draws_cannot_be_picked_out_from_the_opening_hand(app, client):
+    """The person sees their opening hand; from a million seeds it would name the seed
+    (and every hidden card). A drawn seed comes from 2^63."""
+    seeds = [app.state.games.get(_new(client)["id"]).value.seed for _ in range(3)]
+    assert min(seeds) >= 2 ** 32, seeds
+
+
+def _serve_app(monkeypatch, *args):
+    """The app ``python -m nivel_env serve ARGS`` would run, and what it printed."""
+    import uvicorn
+    from nivel_env.__main__ import main
+    got = {}
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: got.update(app=app, **kw))
+    assert main(["serve", *args]) == 0
+    return got
+
+
+def test_serving_a_network_still_answers_only_to_the_allowed_host_names(monkeypatch, capsys):
+    got = _serve_app(monkeypatch, "--host", "0.0.0.0")
+    assert got["host"] == "0.0.0.0"
+
+    def status(app, host):
+        return TestClient(app, base_url=f"http://{host}").get("/api/options").status_code
+    assert status(got["app"], "evil.example") == 400
+    assert status(got["app"], "127.0.0.1:8000") == 200
+    assert status(got["app"], "localhost:8000") == 200
+    out = capsys.readouterr().out
+    assert "--allow-host" in out and "localhost" in out
+    got = _serve_app(monkeypatch, "--host", "0.0.0.0", "--allow-host", "game.lan",
+                     "--allow-host", "192.168.1.5")
+    assert [status(got["app"], h) for h in ("game.lan:8000", "192.168.1.5", "evil.example",
+                                            "localhost")] == [200, 200, 400, 200]
+    got = _serve_app(monkeypatch, "--host", "192.168.1.5")
+    assert [status(got["app"], h) for h in ("192.168.1.5:8000", "evil.example")] == [200, 400]
+    got = _serve_app(monkeypatch, "--host", "myhost.lan")
+    assert [status(got["app"], h) for h in ("myhost.lan", "evil.example")] == [200, 400]
+    from nivel_env.__main__ import main
+    with pytest.raises(SystemExit):
+        main(["serve", "--help"])
+    assert "--allow-host" in capsys.readouterr().out

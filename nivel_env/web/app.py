@@ -10,20 +10,26 @@ Routes (all answers JSON unless said):
                                  saw, so a move sent from a stale page changes nothing
   POST /api/games/{id}/surrender
   DELETE /api/games/{id}
-  GET  /api/games/{id}/replay    the game as a replay file (JSON Lines, a download)
-  POST /api/games/{id}/review    open the game's replay in the viewer
+  GET  /api/games/{id}/replay    the finished game as a replay file (JSON Lines, a download)
+  POST /api/games/{id}/review    open the finished game's replay in the viewer
   POST /api/replays              a replay file's text: load it for stepping through
   GET  /api/replays/{id}?step=N  position N of a loaded replay, both hands shown
+  DELETE /api/replays/{id}       close a loaded replay (the page does on leaving it)
 
-Every answer for a game is built by ``view.seat_view`` / ``view.legal_moves`` for the
-person's seat, so nothing their seat may not see leaves the server.  Errors are
-``{"error": message}`` with 400 (bad request), 404 (no such game), 409 (stale or
-illegal move: nothing changed), 413 (too large) or 429 (too many games).
+Every answer for a game in play is built by ``view.seat_view`` / ``view.legal_moves`` for
+the person's seat, so nothing their seat may not see leaves the server.  The seed and the
+replay (which holds the seed: with the recorded moves it rebuilds both hands and both
+decks' order) are given only once the game is over; ``checks/web.py`` holds every answer
+to this.  Errors are ``{"error": message}`` with 400 (bad request), 404 (no such game),
+409 (stale or illegal move, or a replay asked for during play: nothing changed), 413 (too
+large) or 429 (too many games).
 """
 from __future__ import annotations
 
 import importlib.util
 import json
+import secrets
+from urllib.parse import quote
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -36,7 +42,7 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from ..cards import CardDataError, DeckError, list_decks, load_deck
+from ..cards import CardDataError, Deck, DeckError, list_decks, load_deck
 from ..narrate import replay_seat, replay_story
 from ..primer import BASICS, glossary, keyword_lines
 from ..replay import ReplayError, parse_replay
@@ -48,6 +54,10 @@ STATIC = Path(__file__).with_name("static")
 MAX_BODY = 1 << 14                       # a move or a new game: a few hundred bytes
 MAX_REPLAY = 16 << 20                    # a 200-turn game records about 2 MB
 DIFFICULTIES = ("hard", "normal", "easy")
+LOOPBACK = ("127.0.0.1", "localhost", "[::1]")
+#: a seed the server draws: from 2^63, so that the opening hand (which the person sees)
+#: cannot pick the seed out of a short list and with it the hidden cards
+SEED_SPACE = 2 ** 63
 
 
 class _SecurityHeaders:
@@ -77,9 +87,10 @@ class BadRequest(Exception):
 @dataclass
 class ServerConfig:
     """What a server offers: the card pool, decks by name, opponents by name (each an
-    ``agents.load_opponent`` spec and a description), and the store limits."""
+    ``agents.load_opponent`` spec and a description), the rule settings (``RuleConfig``,
+    None: the defaults), and the store limits."""
     db: object = None
-    decks: dict = field(default_factory=dict)            # name -> deck name or file
+    decks: dict = field(default_factory=dict)            # name -> deck name, file or Deck
     opponents: dict = field(default_factory=dict)        # name -> (spec, description)
     default_opponent: str = "casual"
     per_client: int = 4
@@ -87,8 +98,9 @@ class ServerConfig:
     idle_s: float = 1800.0
     lifetime_s: float = 4 * 3600.0
     #: Host headers answered (a page on another site cannot reach a local server through
-    #: a name it controls, "DNS rebinding"); ["*"] when serving a network
-    allowed_hosts: list = field(default_factory=lambda: ["127.0.0.1", "localhost"])
+    #: a name it controls, "DNS rebinding"); ``serve --allow-host`` adds names, "*" any
+    allowed_hosts: list = field(default_factory=lambda: list(LOOPBACK))
+    rules: object = None
 
 
 def default_opponents() -> dict:
@@ -120,10 +132,32 @@ def _client(request: Request) -> str:
     return request.client.host if request.client else "unknown"
 
 
+async def _body(request: Request, limit: int, what: str = "request body") -> bytes:
+    """The request's body, read as it streams: a declared length over ``limit`` is refused
+    before reading, and reading stops at ``limit`` (413), so a large body never sits in
+    the server's memory (``request.body()`` would buffer all of it first)."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit:
+        raise BadRequest(f"a {what} of {int(declared):,} bytes; at most {limit:,}", 413)
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise BadRequest(f"a {what} of over {limit:,} bytes; at most {limit:,}", 413)
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def attachment(filename: str) -> str:
+    """A ``Content-Disposition`` for a download named ``filename`` (any script): an ASCII
+    ``filename`` for old clients and the name itself as RFC 5987 ``filename*``."""
+    safe = "".join(ch if ch.isalnum() or ch in "-._" else "-" for ch in filename)
+    plain = "".join(ch if ch.isascii() else "_" for ch in safe)
+    return f"attachment; filename=\"{plain}\"; filename*=UTF-8''{quote(safe, safe='')}"
+
+
 async def _json(request: Request, limit: int = MAX_BODY) -> dict:
-    body = await request.body()
-    if len(body) > limit:
-        raise BadRequest(f"request body of {len(body):,} bytes; at most {limit:,}", 413)
+    body = await _body(request, limit)
     if not body:
         return {}
     try:
@@ -167,19 +201,23 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
     deck_info = []
     for name, spec in cfg.decks.items():
         try:
-            d = load_deck(spec, cfg.db)
+            d = spec if isinstance(spec, Deck) else load_deck(spec, cfg.db)
         except (CardDataError, DeckError) as e:
             raise SetupError(f"serve: deck {name!r}: {e}") from None
         deck_info.append({"name": name, "title": d.name, "leader": d.leader.name,
                           "plan": d.plan or ""})
 
     def game_state(key: str, s: PlaySession, since: int = 0) -> dict:
+        """The game as the person's seat sees it; the seed only once it is over."""
         since = min(max(since, 0), len(s.log))
-        return {"id": key, "seed": s.seed, "moves": s.moves, "seat": s.human,
-                "deck": s.my_deck.name, "opponent_deck": s.their_deck.name,
-                "opponent": s.opponent, "over": s.over, "outcome": s.outcome(),
-                "board": seat_view(s.g, s.human), "legal": legal_moves(s.g, s.human),
-                "log": s.log[since:], "log_from": since, "log_total": len(s.log)}
+        out = {"id": key, "moves": s.moves, "seat": s.human,
+               "deck": s.my_deck.name, "opponent_deck": s.their_deck.name,
+               "opponent": s.opponent, "over": s.over, "outcome": s.outcome(),
+               "board": seat_view(s.g, s.human), "legal": legal_moves(s.g, s.human),
+               "log": s.log[since:], "log_from": since, "log_total": len(s.log)}
+        if s.over:
+            out["seed"] = s.seed
+        return out
 
     async def locked(e, fn):
         """``fn()`` under the game's lock, in a worker thread: the opponent may be thinking
@@ -229,14 +267,16 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         if seat not in (0, 1, "0", "1", "random", None, ""):
             raise BadRequest(f"'seat' must be 0, 1 or random, got {str(seat)[:40]!r}")
         seat = int(seat) if seat in (0, 1, "0", "1") else None
-        seed = _int(data, "seed", 0, 2 ** 31 - 1)
+        seed = _int(data, "seed", 0, SEED_SPACE - 1)
+        seed = secrets.randbelow(SEED_SPACE) if seed is None else seed
         client = _client(request)
         games.check_room(client)
 
         def make() -> PlaySession:
             return PlaySession(cfg.decks.get(deck), cfg.decks.get(other),
                                cfg.opponents[opponent][0], difficulty, seat=seat, seed=seed,
-                               db=cfg.db, label=opponent, meta={"via": "serve"})
+                               db=cfg.db, label=opponent, meta={"via": "serve"},
+                               config=cfg.rules)
         try:
             s = await run_in_threadpool(make)
         except SetupError as e:
@@ -256,13 +296,16 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         if action is None:
             raise BadRequest("'action' is required: the id of one of the legal moves")
         seen = _int(data, "moves", 0, 10 ** 9)
+        if seen is None:
+            raise BadRequest("'moves' is required: the game's move count the page saw, so "
+                             "that a move sent twice is not played twice; nothing changed")
         since = _int(data, "since", 0, 10 ** 9, 0)
 
         def work() -> dict:
             s = e.value
-            if seen is not None and seen != s.moves:
-                raise BadRequest(f"this move was chosen {s.moves - seen} moves ago; "
-                                 f"the page is out of date and nothing changed", 409)
+            if seen != s.moves:
+                raise BadRequest(f"the page is out of date (it saw {seen} moves, the game "
+                                 f"has had {s.moves}); nothing changed", 409)
             try:
                 s.play(action)
             except IllegalMove as err:
@@ -285,14 +328,22 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         games.remove(key)
         return JSONResponse({"closed": key})
 
+    def finished_replay(e) -> list[str]:
+        """The game's replay lines, refused while it is in play: the replay holds the
+        seed, and the seed with the moves rebuilds the opponent's hand and both decks."""
+        if not e.value.over:
+            raise BadRequest("the replay is given once the game is over (it holds the seed, "
+                             "which deals every hidden card); finish or surrender first; "
+                             "nothing changed", 409)
+        return e.value.replay_lines()
+
     async def download(request: Request) -> Response:
         key, e = game_entry(request)
         s = e.value
-        text = "\n".join(await locked(e, s.replay_lines)) + "\n"
+        text = "\n".join(await locked(e, lambda: finished_replay(e))) + "\n"
         name = f"nivel-{s.my_deck.name}-vs-{s.their_deck.name}-seed{s.seed}.jsonl"
-        name = "".join(ch if ch.isalnum() or ch in "-._" else "-" for ch in name)
         return Response(text, media_type="application/x-ndjson",
-                        headers={"Content-Disposition": f'attachment; filename="{name}"'})
+                        headers={"Content-Disposition": attachment(name)})
 
     def open_replay(text: str, name: str, client: str) -> dict:
         replays.check_room(client)
@@ -325,14 +376,12 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
 
     async def review(request: Request) -> Response:
         key, e = game_entry(request)
-        text = "\n".join(await locked(e, e.value.replay_lines))
+        text = "\n".join(await locked(e, lambda: finished_replay(e)))
         return JSONResponse(await run_in_threadpool(open_replay, text, f"game {key}",
                                                     _client(request)), status_code=201)
 
     async def upload_replay(request: Request) -> Response:
-        body = await request.body()
-        if len(body) > MAX_REPLAY:
-            raise BadRequest(f"a replay of {len(body):,} bytes; at most {MAX_REPLAY:,}", 413)
+        body = await _body(request, MAX_REPLAY, "replay")
         try:
             text = body.decode("utf-8")
         except UnicodeDecodeError:
@@ -348,6 +397,12 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
             raise BadRequest("no such replay (it may have expired); load it again", 404)
         step = _int(dict(request.query_params), "step", 0, 10 ** 9, 0)
         return JSONResponse(replay_state(key, e.value, step))
+
+    async def close_replay(request: Request) -> Response:
+        key = request.path_params["id"]
+        if not replays.remove(key):
+            raise BadRequest("no such replay (it may have expired or been closed)", 404)
+        return JSONResponse({"closed": key})
 
     async def bad_request(request: Request, exc: BadRequest) -> Response:
         return JSONResponse({"error": str(exc)}, status_code=exc.status)
@@ -373,6 +428,7 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         Route("/api/games/{id}/review", review, methods=["POST"]),
         Route("/api/replays", upload_replay, methods=["POST"]),
         Route("/api/replays/{id}", show_replay),
+        Route("/api/replays/{id}", close_replay, methods=["DELETE"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     app = Starlette(routes=routes, exception_handlers={
@@ -383,4 +439,4 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
     return app
 
 
-__all__ = ["ServerConfig", "create_app", "default_opponents"]
+__all__ = ["LOOPBACK", "ServerConfig", "attachment", "create_app", "default_opponents"]
