@@ -3,7 +3,9 @@
 The engine's event log is for programs (card ids, instance ids, pool keys); a person at
 the table wants "Your opponent's Flame Reaver (4) beats your Iron Guard (3)".  ``narrate``
 turns events into such lines for a viewer, saying only what that viewer may know: the
-opponent's draws by count, a card they searched for only when it was revealed (3.1.7).
+opponent's draws by count, a card they searched for only when it was revealed (3.1.7), a
+card an effect moved out of a hand or deck by count unless the viewer could tell it (3.8.3;
+events are read through ``engine.hidden.seat_event``).
 Stat changes name the effect that caused them; the last line of a game says who won and
 why.  ``Narrator`` keeps the little state a story needs (the battle in progress, the
 effect resolving) across calls, so a screen can narrate the new events after each move.
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 from .cards.text import render_ability
 from .engine.const import PER
+from .engine.hidden import seat_event
 from .primer import keyword_label
 
 
@@ -52,17 +55,34 @@ class Narrator:
         end = len(self.g.events) if until is None else until
         events = self.g.events[self.seen:end]
         self.seen = end
-        out = []
+        out, last, count = [], None, 0
         for e in events:
             line = self.line(e)
-            if line:
-                out.append(line)
+            if not line:
+                continue
+            key = self._unnamed_move(e)
+            if key is not None and key == last:        # "2 cards go from their hand ..."
+                count += 1
+                out[-1] = self._moved(seat_event(e, self.viewer), count)
+                continue
+            last, count = key, 1
+            out.append(line)
         return out
 
+    def _unnamed_move(self, e: dict):
+        """For a card moved out of a hidden zone that the viewer may not name: what makes
+        consecutive such moves one line (else None)."""
+        if "from" in e and "card" not in seat_event(e, self.viewer):
+            return e["type"], e["player"], e["from"], tuple(self.cause)
+        return None
+
     def line(self, e: dict) -> str | None:
+        e = seat_event(e, self.viewer)             # only what this seat may know of it
         t = e["type"]
         p = e.get("player")
         me = p == self.viewer
+        if t in _MOVES and "from" in e:            # out of a hand or deck (3.1.7, 3.8.3)
+            return self._moved(e, 1)
         if t in _CARD_CHANGES:                     # "Their X returns to ... (cause)."
             return f"{self.Owned(e['iid'], e['card'])} " \
                    f"{_CARD_CHANGES[t].format(**e)}{self._because()}."
@@ -76,6 +96,17 @@ class Narrator:
         if handler is not None:
             return handler(e, p, me)
         return None
+
+    def _moved(self, e: dict, n: int) -> str:
+        """A card (or ``n``) moved by an effect out of a hand or deck: named only if this
+        seat could tell which (the owner sees their own hand, 3.8.2), else counted."""
+        whose = self.whose(e["player"])
+        where = _MOVES[e["type"]].format(whose=whose)
+        if "card" in e:
+            what = f"{self.Owned(e['iid'], e['card'])} goes"
+        else:
+            what = "A card goes" if n == 1 else f"{n} cards go"
+        return f"{what} from {whose} {e['from']} {where}{self._because()}."
 
     def _turn(self, e, p, me):
         return f"-- Turn {e['turn']}: {'your' if me else 'your opponent’s'} turn --"
@@ -272,6 +303,9 @@ _CARD_CHANGES = {
     "grant": "gains {keyword}",
     "prohibit": "cannot {what}",
 }
+#: moves out of a hand or deck (the event has ``from``), told as "<what> goes from <zone>
+#: <this>"
+_MOVES = {"to_deck_bottom": "to the bottom of {whose} deck", "return_to_hand": "to {whose} hand"}
 #: why a card was discarded, by the event's reason
 _DISCARD_WHY = {"hand limit discard": " (hand limit: 7)", "barrier": " (to pay for Guardian)",
                 "barrier discard": " (to pay for Guardian)", "credit discard": " (Credit)"}

@@ -135,3 +135,79 @@ def test_a_guardian_sacrifice_is_told_as_its_payment(db):
     guard = [x for x in lines if "steps in as Guardian" in x]
     assert len(paid) == 1 and paid[0].startswith("Your ") and len(guard) == 1
     assert lines.index(paid[0]) < lines.index(guard[0]) and "paying Sacrifice 1" in guard[0]
+
+
+# cards that move hand and deck cards without a card condition (and one with)
+HIDDEN_MOVES = """
+cards:
+  - {id: N-01, type: skill, name: Tuck Two, name_ko: 두 장 넣기, cost: 1, attribute: fire,
+     effect: [{to_deck_bottom: {target: {who: you, zone: hand, choose: 2}}}]}
+  - {id: N-02, type: skill, name: Bury Deep, name_ko: 깊이 묻기, cost: 1, attribute: fire,
+     effect: [{to_deck_bottom: {target: {who: opponent, zone: hand, random: 1}}}]}
+  - {id: N-03, type: skill, name: Dredge, name_ko: 끌어올리기, cost: 1, attribute: fire,
+     effect: [{return_to_hand: {target: {who: you, zone: deck, random: 1}}}]}
+  - {id: N-04, type: skill, name: Tuck a Unit, name_ko: 유닛 넣기, cost: 1, attribute: fire,
+     effect: [{to_deck_bottom: {target: {who: you, zone: hand, choose: 1,
+                                         filter: {type: unit}}}}]}
+"""
+
+
+def _hidden_moves_db(tmp_path):
+    from conftest import TEST_POOL
+    from nivel_env.cards.db import bundled_card_files
+    f = tmp_path / "moves.yaml"
+    f.write_text(HIDDEN_MOVES, encoding="utf-8")
+    return load_card_db(bundled_card_files() + [TEST_POOL, f])
+
+
+def test_cards_an_effect_moves_out_of_a_hand_or_deck_are_not_named_to_the_other_seat(
+        tmp_path):
+    """3.1.7, 3.8.3: without a card condition the other player learns that cards moved and
+    how many, not which; the owner (who sees their own hand) is told the names."""
+    db = _hidden_moves_db(tmp_path)
+    g = make(db, P(level=5, hand=["N-01", "T-002", "T-003", "N-02", "N-03"],
+                   deck=["T-004"] * 6),
+             P("T-L02", hand=["T-021"], deck=["T-022"] * 6))
+    mine, theirs = Narrator(g, 0), Narrator(g, 1)
+    mine.seen = theirs.seen = len(g.events)
+    do(g, "use Tuck Two")
+    do(g, "pick Flame Lancer")
+    do(g, "pick Raider of Ash")
+    told_them, told_me = theirs.new_lines(), mine.new_lines()
+    assert "2 cards go from their hand to the bottom of their deck (Tuck Two)." in told_them
+    assert not any("Flame Lancer" in x or "Raider of Ash" in x for x in told_them), told_them
+    assert "Your Flame Lancer goes from your hand to the bottom of your deck (Tuck Two)." \
+        in told_me
+    assert "Your Raider of Ash goes from your hand to the bottom of your deck (Tuck Two)." \
+        in told_me
+    # a random card of the opponent's hand: its owner knows it, the player who used the
+    # effect does not
+    do(g, "use Bury Deep")
+    told_them, told_me = theirs.new_lines(), mine.new_lines()
+    assert "A card goes from their hand to the bottom of their deck (Bury Deep)." in told_me
+    assert not any("Tide Guard" in x for x in told_me), told_me
+    assert "Your Tide Guard goes from your hand to the bottom of your deck (Bury Deep)." \
+        in told_them
+    # from a deck to a hand: only the owner sees the card arrive
+    do(g, "use Dredge")
+    told_them, told_me = theirs.new_lines(), mine.new_lines()
+    assert "A card goes from their deck to their hand (Dredge)." in told_them
+    assert any(x.startswith("Your ") and "goes from your deck to your hand (Dredge)" in x
+               for x in told_me), told_me
+    # the events as the other seat may read them carry no card either
+    from nivel_env.engine.hidden import seat_event
+    moved = [e for e in g.events if e["type"] in ("to_deck_bottom", "return_to_hand")]
+    assert len(moved) == 4
+    assert all("card" not in seat_event(e, 1 - e["player"]) for e in moved[:2] + moved[3:])
+    assert "card" not in seat_event(moved[2], 0) and "card" in seat_event(moved[2], 1)
+
+
+def test_a_card_condition_still_reveals_the_moved_card(tmp_path):
+    db = _hidden_moves_db(tmp_path)
+    g = make(db, P(level=5, hand=["N-04", "T-002"]), P("T-L02"))
+    theirs = Narrator(g, 1)
+    theirs.seen = len(g.events)
+    do(g, "use Tuck a Unit")
+    lines = theirs.new_lines()
+    assert "A card goes from their hand to the bottom of their deck (Tuck a Unit)." in lines
+    assert "Your opponent reveals Flame Lancer." in lines

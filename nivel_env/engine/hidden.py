@@ -19,6 +19,11 @@ there from an open zone).  A card revealed into a deck is treated as unknown.
 ``substitute`` and ``relabel`` make the other kinds of world the hidden-information
 check tries: hidden cards replaced by other cards of the pool, and hidden instances
 renamed.
+
+``who_sees`` and ``seat_event`` say the same for the event log: a card an effect moves out
+of a hand or a deck without a card condition is not shown to the other player (3.1.7,
+3.8.3), so its event records who could tell which card it was, and ``seat_event`` gives
+the event as one seat may read it (the narration reads events through it).
 """
 from __future__ import annotations
 
@@ -126,5 +131,35 @@ def _named_elsewhere(g) -> set:
     return out
 
 
-__all__ = ["determinize", "relabel", "substitute"]
+def who_sees(g, iid: int) -> tuple:
+    """The players who can tell which card instance ``iid`` is, where it lies now: both in
+    an open zone (3.1.4); in a hand its owner (3.8.2), and the other player too while it is
+    known to be there (``g.known``: revealed under 3.1.7, or gone there from an open zone);
+    in a deck nobody (3.2.2)."""
+    z = g.where[iid] >> 2
+    owner = iid // K.PER
+    if z == K.Z_DECK:
+        return ()
+    if z == K.Z_HAND:
+        return (0, 1) if iid in g.known[owner] else (owner,)
+    return (0, 1)
+
+
+#: event fields that name a card instance
+_NAMING = ("card", "iid")
+
+
+def seat_event(e: dict, viewer: int) -> dict:
+    """Event ``e`` as ``viewer`` may read it: without the card it names when that seat may
+    not know it -- the other player's search (its card is shown by a separate ``reveal``
+    event when the search has a card condition, 3.1.7), and a card moved out of a hand or
+    deck by an effect that the seat could not tell (the event's ``seen_by``, 3.8.3)."""
+    hide = ("seen_by" in e and viewer not in e["seen_by"]) or \
+        (e.get("type") == "search" and e.get("player") != viewer)
+    if not hide:
+        return e
+    return {k: v for k, v in e.items() if k not in _NAMING}
+
+
+__all__ = ["determinize", "relabel", "seat_event", "substitute", "who_sees"]
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 from typing import Callable, NamedTuple, Optional
 
 from . import const as K
+from .hidden import who_sees
 from .hooks import PASSIVE
 from .leader import change_level
 from .match import condition, matches, select, unit_slot, value
@@ -53,11 +54,15 @@ def _target_choice(g, p, self_iid, a):
     cands = select(g, p, self_iid, sel)
     if not cands:
         return None
-    chooser = p
-    if sel.zone == "hand" and sel.who == "opponent":
-        chooser = 1 - p                            # 3.8.3: the owner picks from a hidden hand
     lo = 0 if sel.mode == "up_to" else min(sel.n, len(cands))
-    return chooser, cands, lo, sel.n, K.P_TARGET
+    return _chooser(p, sel), cands, lo, sel.n, K.P_TARGET
+
+
+def _chooser(p: int, sel) -> int:
+    """Who picks the targets of ``sel`` for an effect of ``p``."""
+    if sel.zone == "hand" and sel.who == "opponent":
+        return 1 - p                               # 3.8.3: the owner picks from a hidden hand
+    return p
 
 
 def targets(g, p, self_iid, a, picked) -> list:
@@ -204,10 +209,20 @@ def _to_zone(zone: int, bottom: bool, label: str):
     def run(g, p, self_iid, a, picked):
         cards = targets(g, p, self_iid, a, picked)
         conditioned = a.target is not None and not a.target.filter.is_empty()
+        sel = a.target
+        picker = () if sel is None or sel.ref is not None or sel.mode in ("all", "random") \
+            else (_chooser(p, sel),)               # looked at what they picked (11.2.1)
         for iid in cards:
+            src = g.where[iid] >> 2
+            seen = who_sees(g, iid)
             leave_field(g, iid, zone, bottom=bottom)
-            g.log.append({"type": label, "card": g.card(iid).id, "iid": iid,
-                          "player": iid // K.PER})
+            e = {"type": label, "card": g.card(iid).id, "iid": iid, "player": iid // K.PER}
+            if src in (K.Z_HAND, K.Z_DECK):
+                # 3.1.7, 3.8.3: out of a hidden zone, the card is told only to who could
+                # tell it (before or after the move, or by picking it); seat_event hides it
+                e["from"] = K.ZONE_NAMES[src]
+                e["seen_by"] = sorted(set(seen) | set(who_sees(g, iid)) | set(picker))
+            g.log.append(e)
             if conditioned and zone in (K.Z_HAND, K.Z_DECK):
                 reveal(g, iid, label)
         return bool(cards)
