@@ -78,14 +78,16 @@ def add_parser(sub) -> None:
                                      "action mask, determinism and hidden information")
     p.add_argument("--games", type=int, default=1000,
                    help="soak games; the mask and hidden checks play a tenth as many, "
-                        "determinism a fiftieth (default 1000)")
+                        "determinism a fiftieth, web a hundredth (default 1000)")
     p.add_argument("--decks", nargs="+", metavar="DECK",
                    help="bundled deck names or deck files (default: every bundled deck)")
     p.add_argument("--cards", nargs="+", metavar="FILE",
                    help="your card files, added to the bundled pool; without --decks the "
                         "bundled decks are also played with your cards mixed in")
     p.add_argument("--checks", nargs="+", metavar="CHECK",
-                   help="soak, mask, determinism, hidden (default: all)")
+                   help="soak, mask, determinism, hidden, web (the browser game's "
+                        "answers; skipped, saying so, without the dev extra) "
+                        "(default: all)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     p.add_argument("--max-turns", type=int, help="turn cap (default: RuleConfig's)")

@@ -457,3 +457,27 @@ def test_serving_a_network_still_answers_only_to_the_allowed_host_names(monkeypa
     with pytest.raises(SystemExit):
         main(["serve", "--help"])
     assert "--allow-host" in capsys.readouterr().out
+
+
+def test_the_check_command_covers_the_web_answers(capsys):
+    from nivel_env.__main__ import main
+    assert main(["check", "--checks", "web", "--games", "100", "--no-progress",
+                 "--decks", "ember-rush", "gale-runners"]) == 0
+    out = capsys.readouterr().out
+    row = next(line for line in out.splitlines() if line.startswith("web "))
+    games, positions, failures = row.split()[1:4]
+    assert games == "1" and failures == "0" and int(positions) > 3, row
+    assert "comparisons of the browser game's answers" in out and "all checks passed" in out
+
+
+def test_the_web_check_is_skipped_in_one_line_without_the_web_extra(monkeypatch, capsys):
+    import sys
+    from nivel_env.__main__ import main
+    monkeypatch.setitem(sys.modules, "starlette.testclient", None)   # as if not installed
+    assert main(["check", "--checks", "hidden", "web", "--games", "10", "--no-progress",
+                 "--decks", "ember-rush"]) == 0
+    out = capsys.readouterr().out
+    skipped = [line for line in out.splitlines() if "skipped" in line]
+    assert len(skipped) == 1 and skipped[0].startswith("web ") \
+        and 'pip install -e ".[dev]"' in skipped[0], out
+    assert "all checks passed" in out

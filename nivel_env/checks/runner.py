@@ -17,7 +17,7 @@ from .determinism import deck_text, determinism_errors
 from .hidden import hidden_info_errors
 from .soak import GameCheck, play_checked, schedule
 
-CHECKS = ("soak", "mask", "determinism", "hidden")
+CHECKS = ("soak", "mask", "determinism", "hidden", "web")
 
 
 @dataclass
@@ -32,6 +32,7 @@ class CheckResult:
     coverage: dict = field(default_factory=dict)
     observations: int = 0                                 # soak: observations bound-checked
     comparisons: int = 0                                  # hidden: channel comparisons
+    skipped: str = ""                                     # why it did not run (web: extra)
 
     def fail(self, text: str, keep: int = 3) -> None:
         self.failures += 1
@@ -42,9 +43,11 @@ class CheckResult:
 def plan(games: int) -> dict[str, int]:
     """How many games each check plays for ``--games N``: N for the soak, a tenth for
     the costly every-action mask check and the hidden-information check, a
-    fiftieth (at least 2) for determinism, which replays each game six ways."""
+    fiftieth (at least 2) for determinism, which replays each game six ways, and a
+    hundredth for the web answers' hidden-information check (checks/web.py), which asks
+    the server a dozen questions in four worlds at every third position."""
     return {"soak": games, "mask": max(1, games // 10), "hidden": max(1, games // 10),
-            "determinism": max(2, games // 50)}
+            "determinism": max(2, games // 50), "web": max(1, games // 100)}
 
 
 # ------------------------------------------------------------ worker side
@@ -92,6 +95,12 @@ def run_checks(decks: list[Deck], games: int = 1000, seed: int = 0, config=None,
         for name in checks:
             r = CheckResult(name)
             t0 = time.perf_counter()
+            if name == "web":
+                from .web import missing
+                r.skipped = missing() or ""
+                if r.skipped:
+                    results.append(r)
+                    continue
             bar = tqdm(total=n[name], desc=f"{name:<11}", unit="game", disable=not progress,
                        leave=False)
             if name in ("soak", "mask"):
@@ -112,9 +121,13 @@ def run_checks(decks: list[Deck], games: int = 1000, seed: int = 0, config=None,
             else:
                 for s, (a, b), _ in schedule(decks, n[name], seed + 2 * 10**6):
                     d0, d1 = local[a], local[b]
-                    if name == "hidden":
+                    if name in ("hidden", "web"):
                         st: dict = {}
-                        errs, k = hidden_info_errors(d0, d1, s, config, stats=st)
+                        if name == "web":
+                            from .web import web_hidden_errors
+                            errs, k = web_hidden_errors(d0, d1, s, config, stats=st)
+                        else:
+                            errs, k = hidden_info_errors(d0, d1, s, config, stats=st)
                         r.comparisons += st.get("comparisons", 0)
                     else:                   # subprocesses cost a second each: two games
                         errs, k = determinism_errors(d0, d1, s, config, card_files,
@@ -137,10 +150,17 @@ def run_checks(decks: list[Deck], games: int = 1000, seed: int = 0, config=None,
 def summary(results: list[CheckResult]) -> str:
     lines = [f"{'check':<12} {'games':>7} {'positions':>10} {'failures':>9} {'seconds':>8}"]
     for r in results:
+        if r.skipped:
+            lines.append(f"{r.name:<12} skipped: {r.skipped}")
+            continue
         lines.append(f"{r.name:<12} {r.games:>7,} {r.positions:>10,} {r.failures:>9,} "
                      f"{r.seconds:>8.1f}")
     for r in results:
-        if r.comparisons:
+        if r.comparisons and r.name == "web":
+            lines.append(f"\n{r.name}: {r.comparisons:,} comparisons of the browser game's "
+                         f"answers during play (game, review, replay, errors) across redrawn, "
+                         f"substituted and relabelled worlds, none carrying the seed")
+        elif r.comparisons:
             lines.append(f"\n{r.name}: {r.comparisons:,} comparisons of observation, mask, "
                          f"infos and action names across redrawn, substituted and relabelled "
                          f"worlds")

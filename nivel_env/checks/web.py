@@ -88,7 +88,12 @@ def web_hidden_errors(deck_0, deck_1, seed: int, config=None, every: int = 3,
     """(errors, positions checked) for one game through the web app, the person at seat
     ``seed % 2`` moving at random from ``seed``; see the module docstring."""
     app, client = _client(deck_0, deck_1, config)
-    stats = stats if stats is not None else {}
+    with client:                     # one event loop for the game, not one a request
+        return _play(app, client, seed, every,
+                     stats if stats is not None else {})
+
+
+def _play(app, client, seed, every, stats) -> tuple[list[str], int]:
     dealt = web_seed(seed)
     r = client.post("/api/games", json={"deck": "deck-0", "opponent_deck": "deck-1",
                                         "opponent": "random", "seat": seed % 2,
