@@ -35,11 +35,11 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="module")
-def server():
+def _serve(*args):
+    """``python -m nivel_env serve ARGS`` on a free port: (its URL, the process)."""
     port = _free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "nivel_env", "serve", "--port", str(port)],
-                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    proc = subprocess.Popen([sys.executable, "-m", "nivel_env", "serve", "--port", str(port),
+                             *args], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     for _ in range(150):
         try:
@@ -49,6 +49,12 @@ def server():
             if proc.poll() is not None:
                 raise RuntimeError(proc.stdout.read().decode())
             time.sleep(0.1)
+    return url, proc
+
+
+@pytest.fixture(scope="module")
+def server():
+    url, proc = _serve()
     yield url
     proc.terminate()
     proc.wait(10)
@@ -99,7 +105,10 @@ def test_a_whole_game_against_the_random_opponent(server, browser):
     errors = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     _new_game(page, server, 11, deck="ember-rush", opponent_deck="stone-bastion")
-    assert "seed 11" in page.inner_text("#status")
+    # the seed deals every hidden card: shown once the game is over, as are the replay tools
+    assert "seed" not in page.inner_text("#status")
+    assert not page.locator("#review").is_visible()
+    assert not page.locator("#save-replay").is_visible()
     # the first decision is the mulligan; the board shows both sides and the hand
     assert "Keep your opening hand" in page.inner_text("#question")
     assert page.locator(".hand-cards .card").count() == 5
@@ -112,6 +121,8 @@ def test_a_whole_game_against_the_random_opponent(server, browser):
     why = log.split("Game over: ")[-1].split(" — ")[1].strip().rstrip(".")
     assert why[1:] in result                                          # ... and why
     assert not page.locator("#surrender").is_visible()
+    assert "seed 11" in page.inner_text("#status")
+    assert page.locator("#save-replay").is_visible()
     page.screenshot(path=str(SHOTS / "browser-game-over.png"), full_page=True)
     # the finished game steps back as a replay
     page.click("#review")
@@ -127,6 +138,24 @@ def test_a_whole_game_against_the_random_opponent(server, browser):
     assert "AI (random)'s hand:" in page.inner_text("#replay-board")   # both hands shown
     page.screenshot(path=str(SHOTS / "browser-replay.png"), full_page=True)
     assert clicks > 10 and not errors, errors
+    page.close()
+
+
+def test_leaving_a_replay_closes_it_so_reviews_never_run_out(server, browser):
+    """The server keeps 4 open replays a client: the page closes each one it leaves
+    (DELETE), so a player can review again and again."""
+    page = browser.new_page(bypass_csp=True, viewport={"width": 1280, "height": 900})
+    page.on("dialog", lambda d: d.accept())
+    _new_game(page, server, 8)
+    page.click("#surrender")
+    page.wait_for_selector("#review:visible")
+    for _ in range(5):
+        page.click("#review")
+        page.wait_for_selector("#replay:not([hidden])")
+        assert page.locator("#error").is_hidden()
+        page.click("#nav-new")                         # leaves the viewer
+        page.reload()                                  # the finished game comes back
+        page.wait_for_selector("#review:visible")
     page.close()
 
 
@@ -150,9 +179,29 @@ def test_an_illegal_move_from_a_stale_page_is_refused_and_shown(server, browser)
     moves = page.evaluate("game.moves")
     page.reload()
     page.wait_for_selector("#game:not([hidden])")
-    assert page.evaluate("game.moves") == moves and "seed 3" in page.inner_text("#status")
+    assert page.evaluate("game.moves") == moves and "Turn " in page.inner_text("#status")
+    assert "seed" not in page.inner_text("#status") and page.locator("#review").is_hidden()
     assert page.locator("#log li").count() > 3
     page.close()
+
+
+def test_a_refused_new_game_says_why(browser):
+    """A 429 (too many games for this client) is shown, not cleared as the page stops
+    waiting (issue 29)."""
+    url, proc = _serve("--games-per-client", "1")
+    try:
+        page = browser.new_page(bypass_csp=True, viewport={"width": 1280, "height": 900})
+        _new_game(page, url, 4)
+        page.click("#nav-new")
+        page.click("#start")
+        page.wait_for_selector("#error:not([hidden])")
+        assert "at most 1" in page.inner_text("#error")
+        page.wait_for_timeout(300)                     # and it stays
+        assert page.locator("#error").is_visible() and not page.locator("#game").is_visible()
+        page.close()
+    finally:
+        proc.terminate()
+        proc.wait(10)
 
 
 def test_a_phone_sized_screen_shows_the_whole_game(server, browser):

@@ -34,6 +34,7 @@ async function api(method, path, body, raw) {
 }
 
 function show(section) {
+  if (section !== "replay") closeReplay();      // leaving the viewer closes its replay
   for (const s of ["setup", "game", "replay", "rules"]) $(s).hidden = s !== section;
 }
 
@@ -233,11 +234,12 @@ function render() {
   const g = game;
   const b = g.board;
   const whose = b.your_turn ? "your" : "the opponent's";
+  // the server sends the seed only once the game is over: it deals every hidden card
   $("status").textContent = g.over
     ? `Game over after ${b.turn} turns · ${g.deck} vs ${g.opponent_deck} (${g.opponent}) · ` +
       `seed ${g.seed}`
     : `Turn ${b.turn} · ${whose} turn, ${b.phase} phase · ${g.deck} vs ${g.opponent_deck} ` +
-      `(${g.opponent}) · you went ${b.first ? "first" : "second"} · seed ${g.seed}`;
+      `(${g.opponent}) · you went ${b.first ? "first" : "second"}`;
   drawBoard($("board"), b, ["You", "Opponent"], true);
   $("question").textContent = g.over ? "" : (b.question || "The opponent is thinking…");
   const bar = $("moves");
@@ -260,7 +262,9 @@ function render() {
     res.className = `result ${g.outcome}`;
   }
   $("surrender").hidden = g.over;
-  $("save-replay").href = `/api/games/${g.id}/replay`;
+  // the replay holds the seed: the server gives it (to save or review) once the game is over
+  $("save-replay").hidden = $("review").hidden = !g.over;
+  $("save-replay").href = g.over ? `/api/games/${g.id}/replay` : "#";
 }
 
 async function startGame(ev) {
@@ -268,6 +272,7 @@ async function startGame(ev) {
   const f = new FormData($("setup-form"));
   const body = Object.fromEntries(f.entries());
   if (!body.seed) delete body.seed;
+  showError("");
   setBusy(true, "Dealing…");
   try {
     game = await api("POST", "/api/games", body);
@@ -279,11 +284,10 @@ async function startGame(ev) {
   } catch (e) { showError(e.message); } finally { setBusy(false); }
 }
 
-function setBusy(on, text) {
+function setBusy(on, text) {  // leaves the error box alone: every error stays on screen
   busy = on;
   document.querySelectorAll("button.move").forEach((b) => { b.disabled = on; });
   if (on && text) $("question").textContent = text;
-  if (!on) showError("");
 }
 
 async function sendMove(action) {
@@ -292,6 +296,7 @@ async function sendMove(action) {
   try {
     game = await api("POST", `/api/games/${game.id}/move`,
                      { action, moves: game.moves, since: game.log_total });
+    showError("");
     render();
   } catch (e) {
     busy = false;
@@ -315,6 +320,19 @@ async function surrender() {
 }
 
 // ------------------------------------------------------------------ replays
+function closeReplay() {  // the server keeps a few replays a client; free this one's place
+  if (!replay) return;
+  fetch(`/api/replays/${replay.id}`, { method: "DELETE", keepalive: true }).catch(() => {});
+  replay = null;
+}
+
+function openReplay(r) {
+  closeReplay();
+  replay = r;
+  show("replay");
+  renderReplay();
+}
+
 function winner(r, names) {
   const mine = r.result[r.seat];
   return mine > 0 ? `${names[r.seat]} won` : mine < 0 ? `${names[1 - r.seat]} won` : "a draw";
@@ -348,10 +366,9 @@ async function loadReplayFile(file) {
   if (!file) return;
   try {
     const text = await file.text();
-    replay = await api("POST", `/api/replays?name=${encodeURIComponent(file.name)}`, text, true);
-    show("replay");
+    openReplay(await api("POST", `/api/replays?name=${encodeURIComponent(file.name)}`, text,
+                         true));
     showError("");
-    renderReplay();
   } catch (e) { showError(e.message); }
   $("replay-file").value = "";
 }
@@ -405,13 +422,10 @@ $("rules-close").addEventListener("click", () => show(game ? "game" : "setup"));
 $("surrender").addEventListener("click", surrender);
 $("review").addEventListener("click", async () => {
   if (!game) return;
-  try {
-    replay = await api("POST", `/api/games/${game.id}/review`);
-    show("replay");
-    renderReplay();
-  }
+  try { openReplay(await api("POST", `/api/games/${game.id}/review`)); }
   catch (e) { showError(e.message); }
 });
+window.addEventListener("pagehide", closeReplay);
 $("replay-file").addEventListener("change", (ev) => loadReplayFile(ev.target.files[0]));
 document.querySelectorAll("[data-step]").forEach((b) => b.addEventListener("click", () => {
   const to = { start: 0, prev: replay.step - 1, next: replay.step + 1,
