@@ -106,3 +106,95 @@ def test_deck_errors_name_line_and_card(db, tmp_path):
     assert len(load_deck(p, db, validate=False).cards) == 3
     with pytest.raises(DeckError, match="bundled"):
         load_deck("no-such-deck", db)
+
+
+# ------------------------------------------------------------------ loading speed
+# (benchmarks/card_loading.py measures it; these tests hold the reasons it is fast)
+
+def _copied_pool(tmp_path, copies: int):
+    """The bundled cards copied ``copies`` times under new ids (``FI-01`` -> ``FI-01x3``),
+    in one file: the bundled files' card entries with their ids rewritten."""
+    import re
+
+    from nivel_env.cards.db import bundled_card_files
+    entries = "".join(f.read_text(encoding="utf-8").split("\ncards:\n", 1)[1]
+                      for f in bundled_card_files())
+    n = len(re.findall(r"(?:- |\{)id: ", entries))
+    body = "".join(re.sub(r"((?:- |\{)id: )([^,\s}]+)", rf"\1\2x{k}", entries)
+                   for k in range(copies))
+    p = tmp_path / "large.yaml"
+    p.write_text("cards:\n" + body, encoding="utf-8")
+    return p, n
+
+
+def test_a_large_pool_is_read_by_libyaml_not_the_pure_python_scanner(tmp_path, monkeypatch):
+    """PyYAML's pure-Python scanner cost about a millisecond a card (60,000 cards took
+    minutes); with libyaml present it must not run at all, and the pool read through
+    libyaml's events is the same cards."""
+    import yaml
+    if not yaml.__with_libyaml__:
+        pytest.skip("PyYAML without libyaml: the pure-Python loader is the only one")
+    path, n = _copied_pool(tmp_path, 12)                      # ~2,100 cards
+    scanned = []
+    real = yaml.scanner.Scanner.fetch_more_tokens
+    monkeypatch.setattr(yaml.scanner.Scanner, "fetch_more_tokens",
+                        lambda self: scanned.append(1) or real(self))
+    big = load_card_db([path])
+    assert not scanned, "the pure-Python YAML scanner read the card file"
+    assert len(big) == 12 * n
+    db = load_card_db()
+    for c in (big.get("FI-01x0"), big.get("DA-07x11"), big.get("LD-01x5")):
+        orig = db.get(c.id.split("x")[0])
+        assert (c.text, c.text_ko, c.keywords, c.cost, c.power, c.type) == \
+            (orig.text, orig.text_ko, orig.keywords, orig.cost, orig.power, orig.type)
+
+
+FAST_SLOW_CASES = [
+    "", "a: 1", "- 1\n- 2", "just text", "a: {b: [1, 2, {c: d}]}\n",
+    "a: 1\na: 2\n", "a: 1\nb:\n  c: 1\n  c: 2\n", "1: a\n1: b\n", "'a': 1\na: 2\n",
+    "a: *x\n", "a: &x 1\nb: *x\n", "a: &x 1\n",
+    "[" * 45 + "]" * 45, "[" * 40 + "]" * 40, "[" * 39 + "]" * 39,
+    "a: " + "9" * 50, "a: 0x" + "f" * 45, "a: .inf\nb: -.inf\n",
+    "a: yes\nb: No\nc: ~\nd: null\ne: 2024-01-01\nf: 2001-12-14t21:59:43.10-05:00\n",
+    "a: '1'\nb: \"2\"\nc: !!str 3\nd: !!int '4'\ne: ! 12\nf: !!float '1'\n",
+    "? [a]\n: 1\n", "---\na: 1\n---\nb: 2\n", "--- 5\n...\n", "a: !foo 1\n",
+    "a: !!python/object:os.system x\n", "\x00\x01 junk", "a: [1, 2\n", "a: - \n",
+    "a: 1_000\nb: 0b101\nc: 0o17\nd: 190:20:30\ne: 1.5e3\nf: 012\ng: +1\n",
+    "a: !!binary aGVsbG8=\n", "a: {x: 1, x: 2}\n", "a: 'é한'\n",
+    "a: !!map {b: 1}\nc: !!seq [1]\n", "cards: [{id: X, k: [1, {a: [b, {c: d}]}]}]",
+    "a: !!int abc\n", "a: !!timestamp x\n",
+]
+
+
+@pytest.mark.parametrize("text", FAST_SLOW_CASES, ids=range(len(FAST_SLOW_CASES)))
+def test_the_libyaml_reader_agrees_with_the_pure_python_one(text):
+    """Both readers give the same data, or both refuse the text (with the same message
+    for what these files forbid: aliases, depth, repeated keys, long numbers)."""
+    import yaml
+
+    from nivel_env.cards import yamlio
+    if yamlio._CParser is None:
+        pytest.skip("PyYAML without libyaml")
+
+    def run(parse):
+        try:
+            return "ok", parse(text)
+        except yaml.YAMLError as e:
+            return "error", str(e)
+    fast, slow = run(yamlio._fast_parse), run(yamlio._slow_parse)
+    assert fast[0] == slow[0], (fast, slow)
+    if fast[0] == "ok":
+        assert fast[1] == slow[1] and type(fast[1]) is type(slow[1])
+    else:
+        for phrase in ("aliases", "nested more than", "appears twice", "digits"):
+            assert (phrase in fast[1]) == (phrase in slow[1]), (fast, slow)
+
+
+def test_bundled_card_files_read_the_same_through_both_readers():
+    from nivel_env.cards import yamlio
+    from nivel_env.cards.db import bundled_card_files
+    if yamlio._CParser is None:
+        pytest.skip("PyYAML without libyaml")
+    for f in bundled_card_files():
+        text = f.read_text(encoding="utf-8")
+        assert yamlio._fast_parse(text) == yamlio._slow_parse(text), f

@@ -501,8 +501,8 @@ def compile_card(raw: Any, file: str, index: int) -> m.Card:
     cid = d.get("id")
     if not isinstance(cid, str) or not cid.strip():
         ctx.fail(f"cards[{index}].id", f"missing or empty card id, got {cid!r}")
-    bad = [ch for ch in cid if ch.isspace() or ch == "#" or not ch.isprintable()]
-    if bad or len(cid) > 64:
+    # every whitespace character but ' ' is unprintable (a Unicode separator or control)
+    if " " in cid or "#" in cid or not cid.isprintable() or len(cid) > 64:
         # a deck file names cards as 'COUNT ID' with '#' comments: such an id could never
         # be written there
         ctx.fail(f"cards[{index}].id", f"card id {cid[:80]!r} must be at most 64 characters "
@@ -529,12 +529,15 @@ def compile_card(raw: Any, file: str, index: int) -> m.Card:
         kw["affiliations"] = _strs(ctx, d["affiliation"], "affiliation")
     if "trigger" in d:
         kw["trigger"] = parse_actions(ctx, d["trigger"], "trigger")
-    abilities = tuple(parse_ability(ctx, a, f"abilities[{i}]", ctype)
-                      for i, a in enumerate(_list(ctx, d.get("abilities", []), "abilities")))
-    active = sum(1 for a in abilities if a.when in m.ACTIVATED)
-    kw["abilities"] = abilities
-    kw["subkeywords"] = tuple(parse_subkeyword(ctx, k, f"keywords[{i}]")
-                              for i, k in enumerate(_list(ctx, d.get("keywords", []), "keywords")))
+    active = 0
+    if "abilities" in d:                  # (most cards have none: no loop to set up)
+        abilities = tuple(parse_ability(ctx, a, f"abilities[{i}]", ctype)
+                          for i, a in enumerate(_list(ctx, d["abilities"], "abilities")))
+        active = sum(1 for a in abilities if a.when in m.ACTIVATED)
+        kw["abilities"] = abilities
+    if "keywords" in d:
+        kw["subkeywords"] = tuple(parse_subkeyword(ctx, k, f"keywords[{i}]")
+                                  for i, k in enumerate(_list(ctx, d["keywords"], "keywords")))
     if active > 4:
         ctx.fail("abilities", f"a card has at most 4 activated effects, this one has {active}")
     if ctype == m.ITEM:
