@@ -64,13 +64,15 @@ def _observation(args) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from .cards.deck import DECK_HELP
     parser = argparse.ArgumentParser(prog="python -m nivel_env",
                                      description="Nivel Arena rules engine and environment")
     sub = parser.add_subparsers(dest="command", required=True)
     demo = sub.add_parser("demo", help="play a seeded game between two bundled decks as text")
     demo.add_argument("--seed", type=int, default=7)
     demo.add_argument("--decks", nargs=2, metavar=("DECK0", "DECK1"),
-                      help="bundled deck names or deck files (default: ember-rush stone-bastion)")
+                      help="two decks, each " + DECK_HELP + " (default: ember-rush "
+                           "stone-bastion)")
     demo.add_argument("--max-turns", type=int, default=200)
     demo.add_argument("-v", "--verbose", action="store_true", help="print every engine event")
     demo.set_defaults(func=_demo)

@@ -12,6 +12,7 @@ from collections import Counter
 from .cards import CardDataError, CardDB, DeckError, list_decks, load_card_db, load_deck
 from .cards import model as m
 from .cards.db import bundled_card_files
+from .cards.deck import DECK_HELP
 
 
 def _db(paths: list[str] | None) -> CardDB:
@@ -121,7 +122,7 @@ def add_parsers(sub) -> None:
     for name, helptext in (("validate", "check a deck file and say why it is illegal"),
                            ("show", "validate and list a deck's cards")):
         x = dsub.add_parser(name, help=helptext)
-        x.add_argument("file", help="a deck file, or a bundled deck name")
+        x.add_argument("file", metavar="DECK", help=DECK_HELP)
         x.add_argument("--cards", nargs="+", metavar="FILE", help="extra card files to load")
         x.add_argument("--lang", choices=("en", "ko"), default="en")
     dsub.add_parser("list", help="the bundled decks")

@@ -198,3 +198,40 @@ def test_bundled_card_files_read_the_same_through_both_readers():
     for f in bundled_card_files():
         text = f.read_text(encoding="utf-8")
         assert yamlio._fast_parse(text) == yamlio._slow_parse(text), f
+
+
+# ------------------------------------------------------------------ deck names and paths
+
+def test_a_file_or_folder_named_like_a_bundled_deck_never_shadows_it(tmp_path, monkeypatch):
+    """Bare names are bundled decks; a path (a separator, or a name ending in .deck) is
+    a file.  A stray file ``ember-rush`` or folder ``stone-bastion`` in the working
+    directory must not replace the bundled decks or break them."""
+    from nivel_env.cards.deck import DECK_DIR
+    monkeypatch.chdir(tmp_path)
+    mine = (DECK_DIR / "gale-runners.deck").read_text(encoding="utf-8")
+    (tmp_path / "ember-rush").write_text(mine, encoding="utf-8")      # a legal deck, other cards
+    (tmp_path / "stone-bastion").mkdir()
+    (tmp_path / "mine").write_text(mine, encoding="utf-8")
+    (tmp_path / "mine.deck").write_text(mine, encoding="utf-8")
+    ember = load_deck("ember-rush")
+    assert ember.source == str(DECK_DIR / "ember-rush.deck") and ember.name == "Ember Rush"
+    assert load_deck("stone-bastion").source == str(DECK_DIR / "stone-bastion.deck")
+    # the file is reached by a path
+    assert load_deck("./ember-rush").leader == load_deck("gale-runners").leader
+    assert load_deck("mine.deck").source == "mine.deck"
+    from pathlib import Path
+    assert load_deck(Path("mine")).source == "mine"
+    with pytest.raises(DeckError, match=r"\./mine or a name ending in \.deck"):
+        load_deck("mine")                  # a bare name is never a file
+    with pytest.raises(DeckError, match="directory"):
+        load_deck("./stone-bastion")
+    with pytest.raises(DeckError, match="bundled deck is named ember-rush, without .deck"):
+        load_deck("ember-rush.deck")
+    from nivel_env.cards.deck import is_deck_path
+    assert [is_deck_path(s) for s in ("ember-rush", "a/b", "a\\b", "x.deck", Path("x"))] == \
+        [False, True, True, True, True]
+    # the environments name decks the same way
+    from nivel_env import env
+    e = env(decks=("ember-rush", "stone-bastion"))
+    assert [d.source for d in e.unwrapped._source.decks.fixed] == \
+        [str(DECK_DIR / "ember-rush.deck"), str(DECK_DIR / "stone-bastion.deck")]

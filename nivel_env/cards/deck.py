@@ -163,17 +163,46 @@ def list_decks() -> list[str]:
     return sorted(p.stem for p in DECK_DIR.glob("*.deck"))
 
 
+#: how a command line names a deck (the --help texts)
+DECK_HELP = ("a bundled deck's name (ember-rush, ...) or a deck file's path (./my-deck, or any "
+             "name ending in .deck)")
+
+
+def is_deck_path(spec: str | Path) -> bool:
+    """A deck *file* is named with a path: a ``Path``, or a name holding a directory
+    separator or ending in ``.deck``.  Anything else is a bundled deck's name, so a file
+    or folder in the working directory called ``ember-rush`` can never stand in for the
+    bundled Ember Rush (write ``./ember-rush`` for the file)."""
+    if isinstance(spec, Path):
+        return True
+    s = str(spec)
+    return "/" in s or "\\" in s or s.endswith(".deck")
+
+
+def deck_file(name_or_path: str | Path) -> Path:
+    """The file a deck name or path stands for (see ``is_deck_path``); ``DeckError`` for
+    a name no bundled deck has or a path where there is no file."""
+    if not is_deck_path(name_or_path):
+        path = DECK_DIR / f"{name_or_path}.deck"
+        if not str(name_or_path) or not path.is_file():
+            raise DeckError(str(name_or_path), [
+                f"no bundled deck of that name (bundled: {', '.join(list_decks())}); a deck "
+                f"file is named with a path: ./{name_or_path} or a name ending in .deck"])
+        return path
+    path = Path(name_or_path)
+    if not path.exists():
+        hint = ""
+        if path.suffix == ".deck" and path.stem in list_decks() and path.parent == Path("."):
+            hint = f" (the bundled deck is named {path.stem}, without .deck)"
+        raise DeckError(str(path), [f"no such deck file{hint}"])
+    return path
+
+
 def load_deck(name_or_path: str | Path, db: CardDB | None = None, validate: bool = True) -> Deck:
-    """A bundled deck by name, or a deck file by path; refuses illegal decks
-    unless ``validate=False``."""
+    """A bundled deck by name, or a deck file by path (``is_deck_path``: a separator or
+    ``.deck`` makes it a path); refuses illegal decks unless ``validate=False``."""
     db = db or load_card_db()
-    p = Path(name_or_path)
-    if not p.exists():
-        bundled = DECK_DIR / f"{name_or_path}.deck"
-        if not bundled.exists():
-            raise DeckError(str(name_or_path), [f"no such deck file, and no bundled deck of that "
-                                                f"name (bundled: {', '.join(list_decks())})"])
-        p = bundled
+    p = deck_file(name_or_path)
     try:
         text = read_text(p, limit=2**20)          # a deck file is about a kilobyte
     except (OSError, UnicodeDecodeError, ValueError) as e:
