@@ -20,8 +20,18 @@ act (a test compares them step by step).
     while True:
         actions = my_policy(b.obs, b.mask)          # one move per game, for b.actor
         b.step(actions)
+
+A step is checked whole before any game moves: ``actions`` must be integer ids, exactly
+one per game (``batch_actions``: as the AEC and Gym envs, no float, bool, string or
+scalar), each legal for the player its game waits on; otherwise ``IllegalActionError``
+names the game and no game has moved.  Inside ``with batch.all_or_nothing():`` the steps
+either all stand or, if anything raises, every game is put back where it was (what
+``SelfPlayVecEnv`` uses so that an opponent's failure moves nothing).
 """
 from __future__ import annotations
+
+import numbers
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -29,6 +39,57 @@ from .engine import N_ACTIONS, RuleConfig, new_game
 from .engine.errors import IllegalActionError
 from .env.encoder import OBS_SIZE, Encoder
 from .env.setup import DeckChoice, SeedStream, check_seed
+
+
+def _bad_scalar(x) -> bool:
+    """Not a Python or numpy integer (bools are not action ids)."""
+    return type(x) is not int and (isinstance(x, (bool, np.bool_))
+                                   or not isinstance(x, numbers.Integral))
+
+
+def batch_actions(actions, n: int, where: str) -> np.ndarray:
+    """``actions`` as an int64 array of exactly ``n`` ids, one per game, or
+    ``IllegalActionError`` saying what was passed.
+
+    An integer array of shape ``(n,)`` or a list/tuple of ``n`` Python or numpy ints; a
+    float (even ``2.0``), bool, string, scalar or wrongly shaped array is refused, as the
+    AEC and Gym envs refuse such an action, instead of being truncated or broadcast.
+    Ids outside ``0..N_ACTIONS-1`` are refused here too; legality is the caller's check."""
+    what = f"{where}: actions are integer ids 0..{N_ACTIONS - 1} (Python or numpy ints), " \
+           f"one per game ({n})"
+    if isinstance(actions, (list, tuple)):
+        if len(actions) != n:
+            raise IllegalActionError(f"{what}; got {len(actions)}")
+        ids = []
+        for i, x in enumerate(actions):
+            if _bad_scalar(x):
+                raise IllegalActionError(f"{what}; game {i}: got {type(x).__name__} "
+                                         f"{x!r}"[:300])
+            x = int(x)
+            if not 0 <= x < N_ACTIONS:
+                raise IllegalActionError(f"{what}; game {i}: {x} is not an action id"[:300])
+            ids.append(x)
+        return np.array(ids, dtype=np.int64)
+    try:
+        arr = np.asarray(actions)
+    except Exception as e:                                # noqa: BLE001 -- say what it was
+        raise IllegalActionError(f"{what}; got a {type(actions).__name__}, not an array "
+                                 f"({type(e).__name__})") from None
+    if arr.ndim == 0:
+        raise IllegalActionError(f"{what}; got one {type(actions).__name__} {actions!r} "
+                                 f"for the whole batch"[:300])
+    if arr.shape != (n,):
+        raise IllegalActionError(f"{what}; got an array of shape {arr.shape}")
+    if arr.dtype == object:
+        return batch_actions(arr.tolist(), n, where)
+    if arr.dtype.kind not in "iu":
+        raise IllegalActionError(f"{what}; got a {arr.dtype} array ({arr[0]!r} for game 0)"
+                                 [:300])
+    out = (arr < 0) | (arr >= N_ACTIONS)
+    if out.any():
+        i = int(np.flatnonzero(out)[0])
+        raise IllegalActionError(f"{what}; game {i}: {int(arr[i])} is not an action id")
+    return arr.astype(np.int64, copy=False)
 
 
 class GameBatch:
@@ -78,6 +139,9 @@ class GameBatch:
         self._streams = [SeedStream() for _ in range(n)]
         self._seats = [SeedStream() for _ in range(n)]
         self.legal: list = [None] * n
+        #: why the batch cannot step (a game failed part-way through a step), until reset
+        self.broken: str | None = "not dealt yet"
+        self._journal: dict | None = None     # game -> what it was, inside all_or_nothing
 
     # ------------------------------------------------------------------ deals
     def reset(self, seed: int | None = None) -> None:
@@ -93,8 +157,10 @@ class GameBatch:
         self.done[:] = False
         self.truncated[:] = False
         self.reward[:] = 0
+        self.broken = "reset() failed part-way"
         for i in range(self.n):
             self._deal(i)
+        self.broken = None
 
     def _deal(self, i: int) -> None:
         st = self._streams[i]
@@ -120,32 +186,108 @@ class GameBatch:
     # ------------------------------------------------------------------ moves
     def step(self, actions, which=None) -> None:
         """Apply ``actions[i]`` to game ``i`` for every ``i`` (or every ``i`` where the
-        boolean array ``which`` is set).  Each must be legal for the player that game waits
-        on (``IllegalActionError`` names the game; games before it have moved).  A game
-        that ends is dealt anew; ``done``, ``truncated`` and ``reward`` (the learner's
-        return) say so for this call."""
-        actions = np.asarray(actions)
+        boolean array ``which`` is set).
+
+        ``actions`` holds one integer id per game (all ``n``, also with ``which``; see
+        ``batch_actions``), each legal for the player its game waits on.  The whole batch
+        is checked first: a bad or illegal action raises ``IllegalActionError`` naming the
+        game, and no game has moved.  A game that ends is dealt anew; ``done``,
+        ``truncated`` and ``reward`` (the learner's return) say so for this call.  Should
+        a game fail part-way (an engine fault), the batch refuses every later step until
+        ``reset()`` (``broken`` says why) -- unless inside ``all_or_nothing``, which puts
+        every game back instead."""
+        if self.broken is not None:
+            raise RuntimeError(f"GameBatch.step: {self.broken}; call reset()")
+        acts = batch_actions(actions, self.n, "GameBatch.step")
+        if which is None:
+            idx = range(self.n)
+        else:
+            w = np.asarray(which)
+            if w.dtype != bool or w.shape != (self.n,):
+                raise ValueError(f"GameBatch.step: which must be a bool array of shape "
+                                 f"({self.n},), got {w.dtype} {w.shape}")
+            idx = np.flatnonzero(w).tolist()
+        games = self.games
+        rows = np.arange(self.n) if which is None else np.asarray(idx, dtype=np.int64)
+        bad = rows[~self.mask[rows, acts[rows]]].tolist()
+        if bad:
+            i = bad[0]
+            g, a = games[i], int(acts[i])
+            more = f" (and games {', '.join(map(str, bad[1:6]))}" \
+                   f"{' ...' if len(bad) > 6 else ''})" if len(bad) > 1 else ""
+            raise IllegalActionError(
+                f"GameBatch.step: game {i}{more}: action {a} ({g.action_name(a)}) is not legal "
+                f"now for player {g.current_player} (legal: {self.legal[i]}); no game moved")
         self.done[:] = False
         self.truncated[:] = False
         self.reward[:] = 0
-        idx = range(self.n) if which is None else np.flatnonzero(which)
-        for i in idx:
-            g = self.games[i]
-            a = actions[i]
-            try:
-                g.apply_action(int(a))
-            except (IllegalActionError, TypeError, ValueError, OverflowError) as e:
-                raise IllegalActionError(f"GameBatch.step: game {i}: {e}") from None
-            if g.result is not None:
-                self.final_obs[i] = self.encoders[i].encode(g, int(self.learner_seat[i]))
-                self.done[i] = True
-                self.truncated[i] = g.truncated
-                self.reward[i] = g.result[self.learner_seat[i]]
-                self.last_returns[i] = g.result
-                self.episodes[i] += 1
-                self._deal(i)
-            else:
-                self._write(i)
+        journal = self._journal
+        i = None
+        try:
+            for i in idx:
+                if journal is not None and i not in journal:
+                    journal[i] = self._save(i)
+                g = games[i]
+                g.apply_action(int(acts[i]))
+                if g.result is not None:
+                    self._end(i, journal)
+                else:
+                    self._write(i)
+        except BaseException as e:
+            self.broken = (f"game {i} failed part-way through a step ({type(e).__name__}: "
+                           f"{e})"[:500])
+            raise
+
+    def _end(self, i: int, journal) -> None:
+        g = self.games[i]
+        if journal is not None and journal[i][-1] is None:
+            journal[i][-1] = self.final_obs[i].copy()
+        self.final_obs[i] = self.encoders[i].encode(g, int(self.learner_seat[i]))
+        self.done[i] = True
+        self.truncated[i] = g.truncated
+        self.reward[i] = g.result[self.learner_seat[i]]
+        self.last_returns[i] = g.result
+        self.episodes[i] += 1
+        self._deal(i)
+
+    # --------------------------------------------------------- all or nothing
+    @contextmanager
+    def all_or_nothing(self):
+        """Steps taken inside stand together: if anything raises in the block, every game
+        is put back where it was when the block began (position, deal streams, learner
+        seat, counters, observations and masks) and ``broken`` is cleared, and the error
+        goes on.  It costs a ``clone()`` of each game the block moves."""
+        if self._journal is not None:
+            raise RuntimeError("GameBatch.all_or_nothing: already inside one")
+        self._journal = journal = {}
+        try:
+            yield
+        except BaseException:
+            self._journal = None
+            self._restore(journal)
+            raise
+        finally:
+            self._journal = None
+
+    def _save(self, i: int) -> list:
+        return [self.games[i].clone(), int(self.learner_seat[i]), int(self.episodes[i]),
+                self.last_returns[i], self._streams[i].state, self._seats[i].state, None]
+
+    def _restore(self, journal: dict) -> None:
+        for i, (g, seat, episodes, last, stream, seats, final) in journal.items():
+            self.games[i] = g
+            self.learner_seat[i] = seat
+            self.episodes[i] = episodes
+            self.last_returns[i] = last
+            self._streams[i].state = stream
+            self._seats[i].state = seats
+            if final is not None:
+                self.final_obs[i] = final
+            self._write(i)
+        self.done[:] = False
+        self.truncated[:] = False
+        self.reward[:] = 0
+        self.broken = None
 
     @property
     def learner_to_act(self) -> np.ndarray:
@@ -153,4 +295,4 @@ class GameBatch:
         return self.actor == self.learner_seat
 
 
-__all__ = ["GameBatch"]
+__all__ = ["GameBatch", "batch_actions"]

@@ -6,13 +6,23 @@ games and its own copies of the opponents, and steps them (engine, encoder, the
 opponents' batched moves) in parallel with the others.  Observations, masks, actions,
 rewards and done flags live in shared memory that the workers' ``GameBatch`` writes in
 place; a pipe carries only a one-word command per step and the few infos of games that
-ended (with their final observation).  Opponents reach a worker once each (``set_opponents`` sends only members the worker
-has not seen); a policy that changes (the learner as an opponent) is sent again as a new
-member.
+ended (with their final observation).  Opponents reach a worker once each
+(``set_opponents`` sends only members the worker has not seen); a policy that changes (the
+learner as an opponent) is sent again as a new member.  A worker runs
+``vector_selfplay.SelfPlayGames`` and imports neither Stable-Baselines3 nor torch unless an
+opponent needs it, so it starts in about a second.
 
 Game ``j`` (worker ``j // games_per_worker``) deals what ``SelfPlayVecEnv`` and
 ``GameBatch`` deal for game ``j`` from the same seed; which opponent plays a deal is drawn
 per worker.
+
+The learner's actions are checked here, whole, before any worker moves (integer ids, one
+per game, each legal by the shared masks).  A worker that fails -- an opponent raising in
+it, or the process dying -- raises ``WorkerError`` naming the worker, its games and what
+happened (a dead worker's exit code or signal).  The other workers' games have moved by
+then, so the env is broken: every call but ``reset`` and ``close`` raises, saying why,
+and ``reset()`` starts dead workers afresh, sends every worker the pool again and deals
+every game anew.  After ``close()`` every call raises.
 
     from agents import HeuristicAgent, RandomAgent
     from nivel_env.vector_workers import WorkerSelfPlayVecEnv
@@ -27,7 +37,6 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import time
-import traceback
 from multiprocessing import shared_memory
 
 import numpy as np
@@ -35,80 +44,16 @@ from gymnasium import spaces
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
 from .engine import N_ACTIONS
-from .env.encoder import OBS_SIZE, observation_box
-from .vector_sb3 import SelfPlayVecEnv, WholeBatchMethods
-
-#: shared arrays: name -> (dtype, per-game shape)
-_ARRAYS = {"obs": (np.float32, (OBS_SIZE,)), "mask": (np.bool_, (N_ACTIONS,)),
-           "actions": (np.int64, ()), "reward": (np.float32, ()), "done": (np.bool_, ()),
-           "trunc": (np.bool_, ())}
-
-
-def _views(buffers: dict, n: int, lo: int = 0, hi: int | None = None) -> dict:
-    hi = n if hi is None else hi
-    return {k: np.ndarray((n, *shape), dtype=dt, buffer=buffers[k].buf)[lo:hi]
-            for k, (dt, shape) in _ARRAYS.items()}
-
-
-def _worker(conn, names: dict, n_total: int, lo: int, hi: int, kwargs: dict) -> None:
-    """One worker: a SelfPlayVecEnv over games lo..hi, answering commands on ``conn``."""
-    try:
-        import torch
-        torch.set_num_threads(1)              # one core per worker
-    except ImportError:
-        pass
-    shms = {k: shared_memory.SharedMemory(name=v) for k, v in names.items()}
-    views = _views(shms, n_total, lo, hi)
-    members: dict = {}
-    env = None
-    try:
-        while True:
-            cmd, arg = conn.recv()
-            if cmd == "step":
-                done, reward, trunc = env.advance(views["actions"])
-                views["reward"][:] = reward
-                views["done"][:] = done
-                views["trunc"][:] = trunc
-                conn.send(("ok", (env.end_infos(done, trunc), env.env_seconds,
-                                  env.opponent_seconds)))
-            elif cmd == "set_opponents":
-                sent, keys, weights = arg
-                members.update(sent)
-                for k in set(members) - set(keys):
-                    del members[k]
-                agents = [members[k] for k in keys]
-                if env is None:
-                    env = SelfPlayVecEnv(hi - lo, opponents=agents, weights=weights,
-                                         out=(views["obs"], views["mask"]), **kwargs)
-                else:
-                    env.set_opponents(agents, weights)
-                conn.send(("ok", None))
-            elif cmd == "reset":
-                env.restart(arg)
-                conn.send(("ok", None))
-            elif cmd == "close":
-                conn.send(("ok", None))
-                return
-            else:
-                conn.send(("error", f"unknown command {cmd!r}"))
-    except (EOFError, KeyboardInterrupt):
-        return
-    except Exception:                                  # noqa: BLE001 -- report, then stop
-        try:
-            conn.send(("error", traceback.format_exc()))
-        except (BrokenPipeError, OSError):
-            pass
-    finally:
-        env = views = None
-        for s in shms.values():
-            try:
-                s.close()
-            except BufferError:             # a view still held: the OS frees it at exit
-                pass
+from .engine.errors import IllegalActionError
+from .env.encoder import observation_box
+from .vector import batch_actions
+from .vector_sb3 import WholeBatchMethods
+from .vector_selfplay import SHARED, check_weights, serve_worker, shared_views
 
 
 class WorkerError(RuntimeError):
-    """A worker process failed; the message carries its traceback."""
+    """A worker process failed: which worker and games, what happened (an error's
+    traceback, or how the process ended); the env is broken until ``reset()``."""
 
 
 class WorkerSelfPlayVecEnv(WholeBatchMethods, VecEnv):
@@ -136,13 +81,13 @@ class WorkerSelfPlayVecEnv(WholeBatchMethods, VecEnv):
         n = workers * games_per_worker
         self._shms = {}
         try:
-            for k, (dt, shape) in _ARRAYS.items():
+            for k, (dt, shape) in SHARED.items():
                 size = max(1, n * int(np.prod(shape, dtype=np.int64)) * np.dtype(dt).itemsize)
                 self._shms[k] = shared_memory.SharedMemory(create=True, size=size)
         except OSError:
             self._release()
             raise
-        self._arrays = _views(self._shms, n)
+        self._arrays = shared_views(self._shms, n)
         self._seed = seed
         self._sent: list = [set() for _ in range(workers)]   # member keys each worker has
         self._keys: dict = {}                                # id(agent) -> key
@@ -152,34 +97,81 @@ class WorkerSelfPlayVecEnv(WholeBatchMethods, VecEnv):
         #: seconds this process waited on them in step_wait
         self.env_seconds = self.opponent_seconds = self.wait_seconds = 0.0
         self._times = [(0.0, 0.0)] * workers
-        ctx = mp.get_context(start_method)
-        names = {k: s.name for k, s in self._shms.items()}
-        self._conns, self._procs = [], []
+        self._ctx = mp.get_context(start_method)
+        self._per = games_per_worker
+        self._kwargs = {"decks": decks, "deck_pool": deck_pool, "config": config,
+                        "card_db": card_db, "seat": seat}
+        self._conns: list = [None] * workers
+        self._procs: list = [None] * workers
+        self._pool = ([], None)                              # keys, weights of the pool
         self.closed = False
-        for w in range(workers):
-            lo, hi = w * games_per_worker, (w + 1) * games_per_worker
-            kw = {"seed": None if seed is None else seed + lo, "decks": decks,
-                  "deck_pool": deck_pool, "config": config, "card_db": card_db, "seat": seat}
-            parent, child = ctx.Pipe()
-            proc = ctx.Process(target=_worker, args=(child, names, n, lo, hi, kw), daemon=True)
-            proc.start()
-            child.close()
-            self._conns.append(parent)
-            self._procs.append(proc)
+        #: why the env cannot step (a worker failed), until ``reset()``
+        self.broken: str | None = None
+        self._pending = False                                # step commands sent
         self.render_mode = None
         super().__init__(n, observation_box(), spaces.Discrete(N_ACTIONS))
         try:
+            for w in range(workers):
+                self._start(w)
             self.set_opponents(opponents, weights)
         except BaseException:
             self.close()
             raise
 
+    def _start(self, w: int) -> None:
+        """Start (or start again) worker ``w``; it holds no opponents yet."""
+        lo, hi = w * self._per, (w + 1) * self._per
+        kw = {"seed": None if self._seed is None else self._seed + lo, **self._kwargs}
+        names = {k: s.name for k, s in self._shms.items()}
+        parent, child = self._ctx.Pipe()
+        proc = self._ctx.Process(target=serve_worker, daemon=True,
+                                 args=(child, names, self.num_envs, lo, hi, kw))
+        proc.start()
+        child.close()
+        if self._conns[w] is not None:
+            self._conns[w].close()
+        self._conns[w], self._procs[w] = parent, proc
+        self._sent[w] = set()
+
+    def _who(self, w: int) -> str:
+        return f"worker {w} (games {w * self._per}..{(w + 1) * self._per - 1})"
+
+    def _how_it_ended(self, w: int) -> str:
+        proc = self._procs[w]
+        proc.join(timeout=2)
+        code = proc.exitcode
+        if code is None:
+            return "stopped answering (its pipe closed)"
+        if code < 0:
+            try:
+                import signal
+                return f"died, killed by {signal.Signals(-code).name}"
+            except ValueError:
+                return f"died, killed by signal {-code}"
+        return f"died, exit code {code}"
+
+    def _usable(self, what: str) -> None:
+        """Refuse a call on a closed or broken env, saying why."""
+        if self.closed:
+            raise RuntimeError(f"WorkerSelfPlayVecEnv.{what}: the env is closed")
+        if self.broken is not None:
+            raise RuntimeError(f"WorkerSelfPlayVecEnv.{what}: {self.broken}; call reset() "
+                               f"(it starts dead workers again and deals every game anew)")
+
+    def _fail(self, errors: list) -> None:
+        self.broken = "a worker failed: " + "; ".join(e.splitlines()[0] for e in errors)
+        raise WorkerError("\n".join(errors) + "\nThe other workers' games may have moved: "
+                          "the env is broken until reset().")
+
     # ------------------------------------------------------------------ pool
     def set_opponents(self, opponents, weights=None) -> None:
         """As ``SelfPlayVecEnv.set_opponents``; each member is pickled to a worker once
-        (pass a new object for a policy whose weights changed)."""
+        (pass a new object for a policy whose weights changed).  On a broken env the pool
+        is kept for the ``reset()`` that mends it."""
+        if self.closed:
+            raise RuntimeError("WorkerSelfPlayVecEnv.set_opponents: the env is closed")
         opponents = list(opponents)
-        SelfPlayVecEnv._check_weights(opponents, weights)     # fail here, not in a worker
+        check_weights(opponents, weights)        # fail here, not in a worker
         keys = []
         for m in opponents:
             if id(m) not in self._keys or self._agents.get(self._keys[id(m)]) is not m:
@@ -189,35 +181,68 @@ class WorkerSelfPlayVecEnv(WholeBatchMethods, VecEnv):
             keys.append(self._keys[id(m)])
         for k in set(self._agents) - set(keys):
             self._keys.pop(id(self._agents.pop(k)), None)
-        for w, conn in enumerate(self._conns):
-            sent = {k: self._agents[k] for k in keys if k not in self._sent[w]}
-            conn.send(("set_opponents", (sent, keys, weights)))
+        self._pool = (keys, weights)
+        if self.broken is None:
+            self._send_pool()
+
+    def _send_pool(self) -> None:
+        keys, weights = self._pool
+        self._send([("set_opponents",
+                     ({k: self._agents[k] for k in keys if k not in self._sent[w]}, keys,
+                      weights)) for w in range(len(self._conns))])
+        for w in range(len(self._conns)):
             self._sent[w] = set(keys)
         self._gather()
 
     # ------------------------------------------------------------------ VecEnv
     def reset(self):
+        """Deal every game anew.  Dead workers are started again first; after a failure
+        every worker is sent the pool again (what it held may be out of step)."""
+        if self.closed:
+            raise RuntimeError("WorkerSelfPlayVecEnv.reset: the env is closed")
         seed = self._seeds[0] if any(s is not None for s in self._seeds) else self._seed
         self._seeds = [None] * self.num_envs
-        per = self.num_envs // len(self._conns)
-        for w, conn in enumerate(self._conns):
-            conn.send(("reset", None if seed is None else seed + w * per))
+        mend = self.broken is not None or not all(p.is_alive() for p in self._procs)
+        if mend:
+            self.broken = "reset() failed part-way"
+            self._pending = False
+            for w, proc in enumerate(self._procs):
+                if not proc.is_alive():
+                    self._start(w)
+                self._sent[w] = set()
+            self._send_pool()
+        per = self._per
+        self._send([("reset", None if seed is None else seed + w * per)
+                    for w in range(len(self._conns))])
         self._gather()
+        self.broken = None
         return self._arrays["obs"].copy()
 
     def step_async(self, actions) -> None:
-        self._arrays["actions"][:] = np.asarray(actions).reshape(-1)
-        for conn in self._conns:
-            conn.send(("step", None))
+        self._usable("step")
+        acts = batch_actions(actions, self.num_envs, "WorkerSelfPlayVecEnv.step")
+        ok = self._arrays["mask"][np.arange(self.num_envs), acts]
+        if not ok.all():
+            i = int(np.flatnonzero(~ok)[0])
+            legal = np.flatnonzero(self._arrays["mask"][i]).tolist()
+            raise IllegalActionError(f"WorkerSelfPlayVecEnv.step: game {i}: action {acts[i]} "
+                                     f"is not legal now (legal: {legal}); no game moved")
+        self._arrays["actions"][:] = acts
+        self._send([("step", None)] * len(self._conns))
+        self._pending = True
 
     def step_wait(self):
+        self._usable("step")
+        if not self._pending:
+            raise RuntimeError("WorkerSelfPlayVecEnv.step_wait: no step_async before it")
+        self._pending = False
         t = time.perf_counter()
         answers = self._gather()
         self.wait_seconds += time.perf_counter() - t
         a = self._arrays
         obs = a["obs"].copy()
         infos = [{} for _ in range(self.num_envs)]
-        per = self.num_envs // len(self._conns)
+        per = self._per
         for w, (ended, env_s, opp_s) in enumerate(answers):
             self._times[w] = (env_s, opp_s)
             for i, info in ended.items():
@@ -227,34 +252,68 @@ class WorkerSelfPlayVecEnv(WholeBatchMethods, VecEnv):
         self.opponent_seconds = sum(t[1] for t in self._times)
         return obs, a["reward"].copy(), a["done"].copy(), infos
 
-    def _gather(self) -> list:
-        out, errors = [], []
-        for w, conn in enumerate(self._conns):
+    def _send(self, messages: list) -> None:
+        """One command to each worker, none sent unless every worker is alive; a worker
+        that dies while they go out is reported once the others have answered."""
+        dead = [w for w, p in enumerate(self._procs) if not p.is_alive()]
+        if dead:
+            self._fail([f"{self._who(w)} {self._how_it_ended(w)}" for w in dead])
+        errors, sent = [], []
+        for w, msg in enumerate(messages):
             try:
-                status, value = conn.recv()
-            except (EOFError, ConnectionResetError) as e:
-                status, value = "error", f"worker {w} exited ({e!r})"
-            if status != "ok":
-                errors.append(f"worker {w}: {value}")
-            out.append(value)
+                self._conns[w].send(msg)
+                sent.append(w)
+            except (BrokenPipeError, ConnectionResetError, EOFError, OSError) as e:
+                errors.append(f"{self._who(w)} {self._how_it_ended(w)} "
+                              f"({type(e).__name__} sending {msg[0]!r})")
         if errors:
-            raise WorkerError("\n".join(errors))
+            errors += self._gather(sent, raise_=False)
+            self._fail(errors)
+
+    def _gather(self, which=None, raise_: bool = True):
+        """Every worker's answer (the ``which`` workers'); a failure breaks the env."""
+        out, errors = [], []
+        for w in range(len(self._conns)) if which is None else which:
+            try:
+                status, value = self._conns[w].recv()
+            except (EOFError, ConnectionResetError, OSError) as e:
+                status, value = "died", f"{self._how_it_ended(w)} ({type(e).__name__})"
+            if status == "error":
+                message, trace = value
+                errors.append(f"{self._who(w)}: {message}\n{trace}")
+            elif status != "ok":
+                errors.append(f"{self._who(w)} {value}")
+            out.append(value)
+        if not raise_:
+            return errors
+        if errors:
+            self._fail(errors)
         return out
 
     def action_masks(self) -> np.ndarray:
+        self._usable("action_masks")
         return self._arrays["mask"].copy()
 
     def close(self) -> None:
+        """Stop the workers and free the shared memory; later calls raise, closing twice
+        is harmless."""
         if self.closed:
             return
         self.closed = True
-        for conn in self._conns:
+        for w, conn in enumerate(self._conns):
+            if conn is None:
+                continue
             try:
+                if self._pending:                    # a step's answer still to come
+                    conn.recv()
                 conn.send(("close", None))
-                conn.recv()
+                if conn.poll(5):
+                    conn.recv()
             except (BrokenPipeError, EOFError, OSError):
                 pass
         for proc in self._procs:
+            if proc is None:
+                continue
             proc.join(timeout=5)
             if proc.is_alive():
                 proc.terminate()

@@ -1,0 +1,343 @@
+"""The learner against an opponent pool over a ``GameBatch``, without Stable-Baselines3.
+
+``SelfPlayGames`` is what ``vector_sb3.SelfPlayVecEnv`` (the SB3 ``VecEnv`` in one process)
+and each worker process of ``vector_workers.WorkerSelfPlayVecEnv`` run: every game has one
+learner seat; the other seat is played by a member of ``opponents`` (drawn per deal with
+``weights``).  ``advance`` applies the learner's moves, then answers every game waiting on
+an opponent with one batched call per member -- ``member.act_batch(observations, masks)``
+when it has one (a policy: one forward for all its games), else its ``act`` row by row --
+until every game waits on the learner again.  It lives apart from the SB3 classes so that
+a worker process starts without importing Stable-Baselines3 and torch (unless an opponent
+needs torch).
+
+A step moves every game or none.  The learner's actions are checked whole first (integer
+ids, one per game, each legal: ``IllegalActionError`` names the game).  The step then runs
+inside ``GameBatch.all_or_nothing``: if an opponent raises or answers with a move that is
+not legal (``OpponentError``, naming the opponent and the games) -- or anything else fails
+-- every game, deal stream and opponent draw is put back where it was before the step, so
+the same observations and masks stand and the step may be taken again (after
+``set_opponents`` if that member keeps failing).  The opponents' own state (a random
+agent's generator) is theirs and is not rewound.  Only a ``restart`` that fails (an
+opponent's opening move) leaves the games broken: every step then raises, saying why,
+until a restart succeeds.
+"""
+from __future__ import annotations
+
+import sys
+import time
+import traceback
+from multiprocessing import shared_memory
+
+import numpy as np
+
+from .engine import N_ACTIONS
+from .engine.errors import IllegalActionError
+from .env.encoder import OBS_SIZE
+from .env.single import OpponentError
+from .vector import GameBatch, batch_actions
+
+
+def act_batch(agent, obs: np.ndarray, masks: np.ndarray, games=None) -> np.ndarray:
+    """Moves of ``agent`` for a batch of rows: its ``act_batch`` if it has one, else ``act``
+    row by row (``None`` for observations when it does not read them); a search agent
+    (``needs_state``) gets ``act_state(game)`` for each of ``games``.  The answer must be
+    one integer id per row (``batch_actions``): a float is refused, never truncated."""
+    where = f"{label_of(agent)}'s moves"
+    if getattr(agent, "needs_state", False):
+        if games is None:
+            raise TypeError(f"{type(agent).__name__} searches the game: give the games")
+        return batch_actions([agent.act_state(g) for g in games], len(games), where)
+    if hasattr(agent, "act_batch"):
+        return batch_actions(agent.act_batch(obs, masks), len(masks), where)
+    see = getattr(agent, "needs_observation", True)
+    return batch_actions([agent.act(obs[k] if see else None, masks[k])
+                          for k in range(len(masks))], len(masks), where)
+
+
+def label_of(agent) -> str:
+    """A short name for an opponent in infos and logs: its ``label``, else its class."""
+    return str(getattr(agent, "label", None) or type(agent).__name__)
+
+
+def check_weights(opponents, weights) -> np.ndarray:
+    """``weights`` (default equal) as probabilities, one per member."""
+    w = np.ones(len(opponents)) if weights is None else np.asarray(weights, float)
+    if w.shape != (len(opponents),) or not np.isfinite(w).all() or (w < 0).any() \
+            or w.sum() <= 0:
+        raise ValueError(f"SelfPlayVecEnv: weights must be {len(opponents)} "
+                         f"non-negative numbers, not all 0, got {weights!r}")
+    return w / w.sum()
+
+
+class SelfPlayGames:
+    """N games, the learner's seat in each, the other seat played by ``opponents``.
+
+    Args:
+        n: games.
+        opponents: agents (``act`` or ``act_batch``); default: one uniform random agent.
+        weights: how often each member is drawn per deal (default: equal).
+        seed: seeds the deals and the member draws; ``restart(None)`` keeps the draws'.
+        decks, deck_pool, config, card_db, seat, out: as for ``GameBatch``.
+    """
+
+    def __init__(self, n: int, opponents=None, weights=None, seed: int | None = None,
+                 decks=None, deck_pool=None, config=None, card_db=None, seat="random",
+                 out=None):
+        if opponents is None:
+            from agents import RandomAgent
+            opponents = [RandomAgent(seed)]
+        self.opponents = list(opponents)
+        if not self.opponents:
+            raise ValueError(f"{type(self).__name__}: give at least one opponent")
+        self.weights = check_weights(self.opponents, weights)
+        self.env_seconds = 0.0
+        self.opponent_seconds = 0.0
+        self.batch = GameBatch(n, decks=decks, deck_pool=deck_pool, config=config,
+                               card_db=card_db, seat=seat, out=out)
+        self._seed = seed
+        self._rng = np.random.default_rng(seed)
+        self.member = np.zeros(n, dtype=np.int64)
+        self._ended_with: list = [None] * n
+        self._acts = np.zeros(n, dtype=np.int64)           # the opponents' moves
+        #: why no step can be taken (a restart failed), until a restart succeeds
+        self.broken: str | None = "reset() not called yet"
+        self.closed = False
+
+    _check_weights = staticmethod(check_weights)
+
+    def set_opponents(self, opponents, weights=None) -> None:
+        """Draw later deals' opponents from ``opponents`` (with ``weights``).  A game under
+        way keeps the member it was dealt, even one no longer in the pool, until it ends."""
+        new = list(opponents)
+        w = check_weights(new, weights)
+        live = {int(k) for k in self.member}
+        retiring = [self.opponents[k] for k in sorted(live)
+                    if not any(self.opponents[k] is m for m in new)]
+        merged = new + retiring
+        where = {id(m): j for j, m in enumerate(merged)}
+        self.member[:] = [where[id(self.opponents[k])] for k in self.member]
+        self.opponents = merged
+        self.weights = np.concatenate([w, np.zeros(len(retiring))])
+
+    def _usable(self, what: str) -> None:
+        """Refuse a call on closed or broken games, saying why."""
+        if self.closed:
+            raise RuntimeError(f"{type(self).__name__}.{what}: the env is closed")
+        if self.broken is not None:
+            raise RuntimeError(f"{type(self).__name__}.{what}: {self.broken}; call reset()")
+
+    def restart(self, seed) -> None:
+        """Deal every game anew from ``seed`` and play the opponents' opening moves.  If
+        that fails the games are broken (every step raises) until a restart succeeds."""
+        if self.closed:
+            raise RuntimeError(f"{type(self).__name__}.reset: the env is closed")
+        self.broken = "reset() failed part-way"
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        n = self.batch.n
+        t = time.perf_counter()
+        self.batch.reset(seed=seed)
+        self.env_seconds += time.perf_counter() - t
+        self.member[:] = self._draw(n)
+        for m in self.opponents:
+            if hasattr(m, "reset"):
+                m.reset()
+        done, reward = np.zeros(n, bool), np.zeros(n, np.float32)
+        try:
+            self._play_opponents(done, reward)
+        except OpponentError as e:
+            self.broken = f"reset() failed: {e}"
+            raise
+        self.broken = None
+
+    def check_actions(self, actions, where: str) -> np.ndarray:
+        """The learner's actions as int64 ids, one per game, each legal in its game (every
+        game waits on the learner between steps); ``IllegalActionError`` otherwise, naming
+        the game, before anything moves."""
+        n = self.batch.n
+        acts = batch_actions(actions, n, where)
+        ok = self.batch.mask[np.arange(n), acts]
+        if not ok.all():
+            i = int(np.flatnonzero(~ok)[0])
+            g = self.batch.games[i]
+            raise IllegalActionError(
+                f"{where}: game {i}: action {acts[i]} ({g.action_name(int(acts[i]))}) is not "
+                f"legal now (legal: {self.batch.legal[i]}); no game moved")
+        return acts
+
+    def advance(self, actions):
+        """The learner's moves, then the opponents' until every game waits on the learner
+        again; (done, reward, truncated) arrays.  Observations are left in
+        ``batch.obs`` (not copied).  All or nothing: if anything fails, every game and
+        opponent draw is back where it was and the error goes on."""
+        self._usable("step")
+        b = self.batch
+        saved = (self.member.copy(), self._rng.bit_generator.state, self._ended_with[:])
+        try:
+            with b.all_or_nothing():
+                t = time.perf_counter()
+                b.step(actions)                   # every game waits on the learner here
+                self.env_seconds += time.perf_counter() - t
+                done, reward = b.done.copy(), b.reward.copy()
+                trunc = b.truncated.copy()
+                self._redraw(b.done)
+                self._play_opponents(done, reward, trunc)
+        except BaseException:
+            self.member[:], self._ended_with[:] = saved[0], saved[2]
+            self._rng.bit_generator.state = saved[1]
+            raise
+        return done, reward, trunc
+
+    def end_infos(self, done, trunc) -> dict:
+        """Game index -> info for the games that ended on this step: SB3's
+        ``terminal_observation`` (the learner's view of the final position, which SB3
+        bootstraps from when the turn cap cut the game short), the returns and the
+        opponent's label."""
+        b = self.batch
+        return {int(i): {"terminal_observation": b.final_obs[i].copy(),
+                         "TimeLimit.truncated": bool(trunc[i]),
+                         "returns": b.last_returns[i],
+                         "opponent": self._ended_with[i]} for i in np.flatnonzero(done)}
+
+    def _draw(self, k: int) -> np.ndarray:
+        return self._rng.choice(len(self.opponents), size=k, p=self.weights)
+
+    def _redraw(self, which) -> None:
+        """New members for the games that just ended (their old one's label is kept for
+        this step's infos)."""
+        idx = np.flatnonzero(which)
+        if idx.size:
+            for i in idx:
+                self._ended_with[i] = label_of(self.opponents[self.member[i]])
+            self.member[idx] = self._draw(idx.size)
+
+    def _play_opponents(self, done, reward, trunc=None) -> None:
+        """Move for the opponents until every game waits on the learner; a game the
+        opponent finishes counts for this step (its deal is replaced).  An opponent that
+        raises or picks an illegal move raises ``OpponentError`` before any of this round's
+        moves is made."""
+        b = self.batch
+        while True:
+            waiting = ~b.learner_to_act
+            if not waiting.any():
+                return
+            acts = self._acts
+            t0 = time.perf_counter()
+            for k, m in enumerate(self.opponents):
+                rows = waiting & (self.member == k)
+                if rows.any():
+                    self._ask(m, rows, acts)
+            t1 = time.perf_counter()
+            b.step(acts, which=waiting)
+            self.opponent_seconds += t1 - t0
+            self.env_seconds += time.perf_counter() - t1
+            ended = b.done
+            if ended.any():
+                done |= ended
+                reward[ended] = b.reward[ended]
+                if trunc is not None:
+                    trunc |= b.truncated
+                self._redraw(ended)
+
+    def _ask(self, m, rows: np.ndarray, acts: np.ndarray) -> None:
+        """Member ``m``'s moves for the games ``rows`` into ``acts``, each checked legal."""
+        b = self.batch
+        idx = np.flatnonzero(rows)
+        name, me = label_of(m), type(self).__name__
+        try:
+            games = [b.games[i] for i in idx] if getattr(m, "needs_state", False) else None
+            got = act_batch(m, b.obs[rows], b.mask[rows], games)
+        except Exception as e:
+            raise OpponentError(f"{me}.step: the opponent {name} (games {_games(idx)}) raised "
+                                f"{type(e).__name__}: {e}; no game moved") from e
+        ok = b.mask[idx, got]
+        if not ok.all():
+            j = int(np.flatnonzero(~ok)[0])
+            i, a = int(idx[j]), int(got[j])
+            raise OpponentError(f"{me}.step: the opponent {name} chose action {a} "
+                                f"({b.games[i].action_name(a)}) in game {i}, not legal now "
+                                f"(legal: {b.legal[i]}); no game moved")
+        acts[idx] = got
+
+    def close(self) -> None:
+        """Later calls raise; closing twice is harmless."""
+        self.closed = True
+
+
+def _games(idx) -> str:
+    idx = [int(i) for i in idx]
+    return ", ".join(map(str, idx[:8])) + (" ..." if len(idx) > 8 else "")
+
+
+# --------------------------------------------------------------- worker processes
+
+#: arrays shared between WorkerSelfPlayVecEnv and its workers: name -> (dtype, per-game shape)
+SHARED = {"obs": (np.float32, (OBS_SIZE,)), "mask": (np.bool_, (N_ACTIONS,)),
+          "actions": (np.int64, ()), "reward": (np.float32, ()), "done": (np.bool_, ()),
+          "trunc": (np.bool_, ())}
+
+
+def shared_views(buffers: dict, n: int, lo: int = 0, hi: int | None = None) -> dict:
+    """Games ``lo..hi`` of each shared array, as numpy views of the buffers."""
+    hi = n if hi is None else hi
+    return {k: np.ndarray((n, *shape), dtype=dt, buffer=buffers[k].buf)[lo:hi]
+            for k, (dt, shape) in SHARED.items()}
+
+
+def serve_worker(conn, names: dict, n_total: int, lo: int, hi: int, kwargs: dict) -> None:
+    """One worker process: ``SelfPlayGames`` over games lo..hi, answering commands on
+    ``conn`` -- ``("ok", value)``, or ``("error", (message, traceback))`` and on to the next
+    command (a failed step has put this worker's games back)."""
+    shms = {k: shared_memory.SharedMemory(name=v) for k, v in names.items()}
+    views = shared_views(shms, n_total, lo, hi)
+    members: dict = {}
+    env = None
+    try:
+        while True:
+            cmd, arg = conn.recv()
+            try:
+                if cmd == "step":
+                    done, reward, trunc = env.advance(views["actions"])
+                    views["reward"][:] = reward
+                    views["done"][:] = done
+                    views["trunc"][:] = trunc
+                    answer = (env.end_infos(done, trunc), env.env_seconds,
+                              env.opponent_seconds)
+                elif cmd == "set_opponents":
+                    sent, keys, weights = arg
+                    members.update(sent)
+                    for k in set(members) - set(keys):
+                        del members[k]
+                    agents = [members[k] for k in keys]
+                    if "torch" in sys.modules:        # a policy came: one core per worker
+                        sys.modules["torch"].set_num_threads(1)
+                    if env is None:
+                        env = SelfPlayGames(hi - lo, opponents=agents, weights=weights,
+                                            out=(views["obs"], views["mask"]), **kwargs)
+                    else:
+                        env.set_opponents(agents, weights)
+                    answer = None
+                elif cmd == "reset":
+                    env.restart(arg)
+                    answer = None
+                elif cmd == "close":
+                    conn.send(("ok", None))
+                    return
+                else:
+                    raise ValueError(f"unknown command {cmd!r}")
+            except Exception as e:                     # noqa: BLE001 -- report, serve on
+                conn.send(("error", (f"{type(e).__name__}: {e}", traceback.format_exc())))
+            else:
+                conn.send(("ok", answer))
+    except (EOFError, KeyboardInterrupt, BrokenPipeError, ConnectionResetError):
+        return
+    finally:
+        env = views = None
+        for s in shms.values():
+            try:
+                s.close()
+            except BufferError:             # a view still held: the OS frees it at exit
+                pass
+
+
+__all__ = ["OpponentError", "SelfPlayGames", "act_batch", "check_weights", "label_of"]
