@@ -15,6 +15,14 @@ from .cards.db import bundled_card_files
 from .cards.deck import DECK_HELP
 
 
+def add_cards_option(parser, help: str = "an extra card file to load") -> None:
+    """``--cards FILE``, one file per ``--cards``, repeatable: a list of files would
+    swallow the positional arguments after it (``cards --cards my.yaml MY-01`` searched
+    for nothing and read ``MY-01`` as a card file)."""
+    parser.add_argument("--cards", action="append", metavar="FILE",
+                        help=f"{help} (repeat for more: --cards a.yaml --cards b.yaml)")
+
+
 def _db(paths: list[str] | None) -> CardDB:
     """The bundled pool plus any extra card files."""
     if not paths:
@@ -54,6 +62,10 @@ def cmd_cards(args) -> int:
     except CardDataError as e:
         print(f"cards: {e}", file=sys.stderr)
         return 1
+    files = [w for w in args.query if w.lower().endswith((".yaml", ".yml"))]
+    if files:                                # `--cards a.yaml b.yaml`, the old spelling
+        print(f"cards: searching for {' '.join(files)} as words; to load card files write "
+              f"--cards before each one", file=sys.stderr)
     found = [c for c in db.search(" ".join(args.query))
              if (not args.type or c.type == args.type)
              and (not args.attribute or c.attribute == args.attribute)
@@ -114,7 +126,7 @@ def add_parsers(sub) -> None:
     p.add_argument("--keyword", help="a section-10 keyword, e.g. Pierce or Guardian")
     p.add_argument("--lang", choices=("en", "ko"), default="en", help="text language")
     p.add_argument("--brief", action="store_true", help="one line per card")
-    p.add_argument("--cards", nargs="+", metavar="FILE", help="extra card files to load")
+    add_cards_option(p)
     p.set_defaults(func=cmd_cards)
 
     d = sub.add_parser("deck", help="check, show or list decks")
@@ -123,7 +135,7 @@ def add_parsers(sub) -> None:
                            ("show", "validate and list a deck's cards")):
         x = dsub.add_parser(name, help=helptext)
         x.add_argument("file", metavar="DECK", help=DECK_HELP)
-        x.add_argument("--cards", nargs="+", metavar="FILE", help="extra card files to load")
+        add_cards_option(x)
         x.add_argument("--lang", choices=("en", "ko"), default="en")
     dsub.add_parser("list", help="the bundled decks")
     d.set_defaults(func=cmd_deck)

@@ -15,7 +15,7 @@ from dataclasses import replace
 
 from .cards import CardDataError, DeckError, list_decks, load_deck
 from .cards import model as m
-from .cli_cards import _db
+from .cli_cards import _db, add_cards_option
 
 
 def decks_with_cards(base: list, new_cards: list) -> list:
@@ -81,8 +81,7 @@ def add_parser(sub) -> None:
                         "determinism a fiftieth, web a hundredth (default 1000)")
     p.add_argument("--decks", nargs="+", metavar="DECK",
                    help="bundled deck names or deck files (default: every bundled deck)")
-    p.add_argument("--cards", nargs="+", metavar="FILE",
-                   help="your card files, added to the bundled pool; without --decks the "
+    add_cards_option(p, "your card file, added to the bundled pool; without --decks the "
                         "bundled decks are also played with your cards mixed in")
     p.add_argument("--checks", nargs="+", metavar="CHECK",
                    help="soak, mask, determinism, hidden, web (the browser game's "

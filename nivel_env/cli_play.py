@@ -14,7 +14,7 @@ from __future__ import annotations
 import sys
 
 from .cards import CardDataError, DeckError
-from .cli_cards import _db
+from .cli_cards import _db, add_cards_option
 from .engine import const as K
 
 HELP = """\
@@ -227,7 +227,8 @@ def add_parser(sub) -> None:
                           "(default: heuristic)")
     who.add_argument("--level", choices=list(LEVELS) or None,
                      help="a level of the difficulty ladder, weakest first: "
-                          + "; ".join(f"{k}: {v[1]}" for k, v in LEVELS.items()))
+                          + "; ".join(f"{k}: {v[1]}" for k, v in LEVELS.items())
+                          .replace("%", "%%"))          # argparse formats help with %
     p.add_argument("--difficulty", choices=("hard", "normal", "easy"), default="hard",
                    help="for policy opponents: how greedily they pick (default: hard)")
     p.add_argument("--seat", choices=("0", "1", "random"), default="random",
@@ -235,7 +236,7 @@ def add_parser(sub) -> None:
     p.add_argument("--seed", type=int, help="the game's seed (default: a fresh one, printed)")
     p.add_argument("--no-auto", dest="auto", action="store_false",
                    help="ask even when only one move is legal (default: play it and say so)")
-    p.add_argument("--cards", nargs="+", metavar="FILE", help="extra card files to load")
+    add_cards_option(p)
     p.add_argument("--save-replay", metavar="FILE", help="write the game as a replay "
                                                          "(JSON Lines, docs/replays.md)")
     p.set_defaults(func=cmd_play)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 
-from .cli_cards import _db
+from .cli_cards import _db, add_cards_option
 
 HELP = """\
 Commands (Enter alone = next):
@@ -120,6 +120,5 @@ def add_parser(sub) -> None:
     p.add_argument("file", help="a replay file (JSON Lines, docs/replays.md)")
     p.add_argument("--summary", action="store_true", help="print every move and the result, "
                                                          "no stepping")
-    p.add_argument("--cards", nargs="+", metavar="FILE",
-                   help="extra card files the game was played with")
+    add_cards_option(p, "an extra card file the game was played with")
     p.set_defaults(func=cmd_replay)

@@ -107,7 +107,8 @@ def add_parser(sub) -> None:
     p.add_argument("--policy", nargs="+", metavar="FILE",
                    help="trained policy files to offer as opponents")
     p.add_argument("--decks", nargs="+", metavar="FILE", help="deck files to offer too")
-    p.add_argument("--cards", nargs="+", metavar="FILE", help="extra card files to load")
+    from .cli_cards import add_cards_option
+    add_cards_option(p)
     p.add_argument("--games-per-client", type=int, default=4,
                    help="games in play (and replays open) one address may have at once "
                         "(default 4)")

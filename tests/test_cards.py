@@ -235,3 +235,58 @@ def test_a_file_or_folder_named_like_a_bundled_deck_never_shadows_it(tmp_path, m
     e = env(decks=("ember-rush", "stone-bastion"))
     assert [d.source for d in e.unwrapped._source.decks.fixed] == \
         [str(DECK_DIR / "ember-rush.deck"), str(DECK_DIR / "stone-bastion.deck")]
+
+
+# ------------------------------------------------------------------ the command line
+
+MY_CARDS = """\
+cards:
+  - {id: MY-01, type: unit, name: Tinker Owl, name_ko: 땜장이 올빼미, cost: 1, power: 1, hit: 1,
+     attribute: wind}
+  - {id: MY-02, type: unit, name: Brass Owl, name_ko: 놋쇠 올빼미, cost: 2, power: 2, hit: 1,
+     attribute: wind}
+"""
+
+
+def test_cards_command_query_after_a_card_file(tmp_path, monkeypatch, capsys):
+    """``nivel_env cards --cards my.yaml MY-01``: the query stays a query (``--cards``
+    takes one file and repeats), on every command that takes card files."""
+    from nivel_env.__main__ import main
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "my.yaml").write_text(MY_CARDS, encoding="utf-8")
+    (tmp_path / "more.yaml").write_text(MY_CARDS.replace("MY-0", "MORE-0"), encoding="utf-8")
+    assert main(["cards", "--cards", "my.yaml", "MY-01"]) == 0
+    out = capsys.readouterr()
+    assert "Tinker Owl" in out.out and "Brass Owl" not in out.out
+    assert "1 card(s) matching 'MY-01'" in out.err
+    assert main(["cards", "--cards", "my.yaml", "--cards", "more.yaml", "owl", "--brief"]) == 0
+    out = capsys.readouterr().out
+    assert all(i in out for i in ("MY-01", "MY-02", "MORE-01", "MORE-02"))
+    # the old spelling (two files after one --cards) is pointed out, not silently empty
+    assert main(["cards", "--cards", "my.yaml", "more.yaml"]) == 1
+    assert "--cards before each one" in capsys.readouterr().err
+    # the other commands parse --cards the same way
+    import argparse
+
+    from nivel_env import cli_cards, cli_check, cli_play, cli_replay, cli_serve
+    parser = argparse.ArgumentParser()
+    sub = parser.add_subparsers(dest="command")
+    cli_cards.add_parsers(sub)
+    for module in (cli_check, cli_play, cli_replay, cli_serve):
+        module.add_parser(sub)
+    args = parser.parse_args(["deck", "validate", "--cards", "my.yaml", "ember-rush"])
+    assert args.cards == ["my.yaml"] and args.file == "ember-rush"
+    args = parser.parse_args(["replay", "--cards", "my.yaml", "game.jsonl"])
+    assert args.cards == ["my.yaml"] and args.file == "game.jsonl"
+    for command in ("check", "play", "serve"):
+        args = parser.parse_args([command, "--cards", "my.yaml", "--cards", "more.yaml"])
+        assert args.cards == ["my.yaml", "more.yaml"], command
+
+
+@pytest.mark.parametrize("command", ["cards", "deck validate", "deck show", "deck list", "demo",
+                                     "observation", "play", "serve", "replay", "check"])
+def test_every_command_prints_its_help(command, capsys):
+    from nivel_env.__main__ import main
+    with pytest.raises(SystemExit) as e:
+        main(command.split() + ["--help"])
+    assert e.value.code == 0 and "usage:" in capsys.readouterr().out
