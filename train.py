@@ -7,9 +7,10 @@ every ``--snapshot-every`` steps and held in memory) and the learner itself as i
 All games waiting on one policy opponent get their moves from one batched forward.
 Writes to ``--out``:
 
-    tb/                 TensorBoard logs (losses, episode length and reward, win rate per
-                        opponent kind, eval/win_rate_vs_heuristic, eval/win_rate_vs_random,
-                        time/share_* -- where the wall time goes)
+    tb/                 TensorBoard logs (losses; rollout/ep_rew_mean and ep_len_mean, the
+                        learner's games; win rate per opponent kind;
+                        eval/win_rate_vs_heuristic and _vs_random every --eval-every and at
+                        the end; time/share_* -- where the wall time goes)
     checkpoints/        model zips every --checkpoint-every steps (--resume continues)
     snapshots/          the pool's snapshots as policy files (read back by --resume only)
     policy.pt           the final policy: load it with agents.load_opponent(path)
@@ -21,6 +22,8 @@ Writes to ``--out``:
 
 An --out that already holds a run is refused without --resume or --force.  The device is
 CUDA when present (--device cpu to keep to the CPU); it is printed and kept in train.json.
+The bar counts toward whichever limit will stop the run, --total-steps or --time-limit; a
+time limit ends the run after the rollout under way and its update (nothing is dropped).
 """
 from __future__ import annotations
 
@@ -34,10 +37,21 @@ from pathlib import Path
 #: pool member kinds, in --pool order
 POOL_KINDS = ("random", "heuristic", "snapshots", "current")
 DEFAULT_POOL = (0.1, 0.35, 0.35, 0.2)
+#: the fixed opponents of every evaluation: label -> agent name
+EVAL_OPPONENTS = {"heuristic": "heuristic", "random": "random"}
+
+
+def every(text: str) -> tuple[str, float]:
+    """``--eval-every``: learner steps or a time (``agents.train_progress.parse_every``)."""
+    from agents.train_progress import parse_every
+    try:
+        return parse_every(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 def parse_args(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0],
+    ap = argparse.ArgumentParser(prog="train.py", description=__doc__.splitlines()[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter,
                                  epilog="\n".join(__doc__.splitlines()[2:]))
     ap.add_argument("--total-steps", type=int, default=None,
@@ -63,11 +77,19 @@ def parse_args(argv=None):
                          "meets every snapshot deal of that rollout (one batched forward for "
                          "them all); deal: a snapshot drawn per deal (a forward per snapshot)")
     ap.add_argument("--checkpoint-every", type=int, default=500_000)
-    ap.add_argument("--eval-every", type=int, default=500_000)
-    ap.add_argument("--eval-games", type=int, default=50, help="seeds per evaluation (x2 seats)")
+    ap.add_argument("--eval-every", type=every, default=None, metavar="N|TIME",
+                    help="evaluate against the heuristic and random every N learner steps "
+                         "(default 500000) or every TIME of the run (90s, 5m, 1h); the final "
+                         "evaluation is always a point too")
+    ap.add_argument("--eval-games", type=int, default=50,
+                    help="deals per evaluation (each played twice, seats swapped)")
     ap.add_argument("--final-games", type=int, default=None,
-                    help="seeds for the final evaluation (x2 seats; 250 gives Wilson 95%% "
-                         "intervals no wider than +-0.05; 8 with --quick; 0: none)")
+                    help="deals for the final evaluation (each played twice, seats swapped; "
+                         "250 gives 95%% intervals about +-0.05 wide or less; 8 with --quick; "
+                         "0: none)")
+    ap.add_argument("--eval-workers", type=int, default=None,
+                    help="processes for the final evaluation (default: the cores, when it has "
+                         "at least two blocks of 32 deals a process; 1: in this process)")
     ap.add_argument("--pool", type=float, nargs="+", default=DEFAULT_POOL,
                     metavar="W",
                     help="how often each kind of opponent is drawn, relative weights for "
@@ -87,8 +109,9 @@ def parse_args(argv=None):
                     help="torch threads (default: the machine's cores, at most 4; games and "
                          "updates take turns in one process, so the update may use them all)")
     ap.add_argument("--time-limit", type=float, default=None, metavar="MINUTES",
-                    help="stop learning after this many minutes (at the next step; the "
-                         "final evaluation and export follow), or at --total-steps")
+                    help="stop learning after this many minutes (the rollout under way is "
+                         "finished and trained; the final evaluation and export follow), or "
+                         "at --total-steps, whichever comes first")
     ap.add_argument("--resume", action="store_true", help="continue from the latest checkpoint")
     ap.add_argument("--force", action="store_true",
                     help="start afresh in an --out that holds a run (its files are replaced)")
@@ -110,8 +133,12 @@ def parse_args(argv=None):
         ap.error("--time-limit must be a positive number of minutes")
     if args.final_games < 0:
         ap.error("--final-games must be 0 (no final evaluation) or more")
+    if args.eval_games < 1:
+        ap.error("--eval-games must be at least 1")
+    if args.eval_workers is not None and args.eval_workers < 1:
+        ap.error("--eval-workers must be at least 1")
     for name in ("envs", "workers", "n_steps", "batch_size", "epochs", "snapshot_every",
-                 "checkpoint_every", "eval_every", "max_snapshots"):
+                 "checkpoint_every", "max_snapshots"):
         if getattr(args, name) < 1:
             ap.error(f"--{name.replace('_', '-')} must be at least 1")
     if args.threads is not None and args.threads < 1:
@@ -122,7 +149,9 @@ def parse_args(argv=None):
         args.envs = min(args.envs, 16)
         args.n_steps, args.batch_size = 64, 256
         args.snapshot_every, args.checkpoint_every = 2048, 4096
-        args.eval_every, args.eval_games = 4096, 4
+        args.eval_games = 4
+        args.eval_every = args.eval_every or ("steps", 4096)
+    args.eval_every = args.eval_every or ("steps", 500_000)
     return ap, args
 
 
@@ -215,14 +244,15 @@ def main(argv=None) -> int:
         import torch as th
         from sb3_contrib import MaskablePPO
         from stable_baselines3.common.callbacks import BaseCallback
+        from stable_baselines3.common.vec_env import VecMonitor
     except ImportError as e:
         print(f"train.py needs the train extra: pip install torch==2.13.0 && "
               f'pip install -e ".[train]" ({e})', file=sys.stderr)
         return 2
-    from agents import HeuristicAgent, RandomAgent
-    from agents.arena import head_to_head
     from agents.network import policy_kwargs, pointer_policy
     from agents.policy import PolicyAgent, export_policy, frozen_copy, read_policy_file
+    from agents.policy_eval import evaluate_policy
+    from agents.train_progress import Every, RunBar, RunClock
     from nivel_env.cards import DeckError, list_decks, load_deck
     from nivel_env.vector_sb3 import SelfPlayVecEnv
     from nivel_env.vector_workers import WorkerSelfPlayVecEnv
@@ -255,9 +285,12 @@ def main(argv=None) -> int:
                  weights=args.pool[:2] if sum(args.pool[:2]) > 0 else None, seed=args.seed,
                  deck_pool=decks)
     if args.workers > 1:
-        venv = WorkerSelfPlayVecEnv(args.workers, args.envs // args.workers, **first)
+        games = WorkerSelfPlayVecEnv(args.workers, args.envs // args.workers, **first)
     else:
-        venv = SelfPlayVecEnv(args.envs, **first)
+        games = SelfPlayVecEnv(args.envs, **first)
+    # SB3 fills rollout/ep_rew_mean and ep_len_mean from info["episode"]: the learner's
+    # reward and decisions in each of its games
+    venv = VecMonitor(games)
     # opponents in worker processes get CPU copies; here they share the learner's device
     opponent_device = "cpu" if args.workers > 1 else device
 
@@ -265,10 +298,25 @@ def main(argv=None) -> int:
         """A constant, or (--lr-end) a linear decay over the run's --total-steps."""
         return start if args.lr_end is None else LinearRate(start, args.lr_end)
 
+    stopped: list = []                      # the step at which --time-limit ran out
+    trained = {"steps": None}               # the step count of the last update
+
+    class PPO(MaskablePPO):
+        """MaskablePPO that starts no rollout once --time-limit has run out: the rollout
+        under way when it ran out is finished and gets its update, so no step is played
+        and then thrown away."""
+
+        def collect_rollouts(self, *a, **kw):
+            return False if stopped else super().collect_rollouts(*a, **kw)
+
+        def train(self) -> None:
+            super().train()
+            trained["steps"] = self.num_timesteps
+
     checkpoints = sorted((out / "checkpoints").glob("model_*.zip"),
                          key=lambda p: int(p.stem.split("_")[1]))
     if args.resume and checkpoints:
-        model = MaskablePPO.load(checkpoints[-1], env=venv, tensorboard_log=str(out / "tb"),
+        model = PPO.load(checkpoints[-1], env=venv, tensorboard_log=str(out / "tb"),
                                  device=device)
         print(f"resuming from {checkpoints[-1]} ({model.num_timesteps} steps)")
         if args.lr is not None or args.lr_end is not None:
@@ -284,7 +332,7 @@ def main(argv=None) -> int:
             policy_class, kwargs = pointer_policy()
         else:
             policy_class, kwargs = "MlpPolicy", policy_kwargs()
-        model = MaskablePPO(policy_class, venv, n_steps=args.n_steps,
+        model = PPO(policy_class, venv, n_steps=args.n_steps,
                             batch_size=args.batch_size, n_epochs=args.epochs,
                             learning_rate=learning_rate(args.lr or 3e-4), gamma=0.995,
                             gae_lambda=0.95,
@@ -299,7 +347,7 @@ def main(argv=None) -> int:
                                    seed=args.seed * 31 + model.num_timesteps)
         pool.current.label = "current"
     refresh_current()
-    venv.set_opponents(*pool.members())
+    games.set_opponents(*pool.members())
 
     # learner inference: time the policy's forward during rollouts
     timing = {"rollout": 0.0, "update": 0.0, "learner_inference": 0.0, "callbacks": 0.0}
@@ -312,18 +360,36 @@ def main(argv=None) -> int:
         return r
     model.policy.forward = timed_forward
 
-    def evaluate_now(games: int, seed: int) -> dict:
+    def evaluate_now(deals: int, seed: int) -> dict:
+        """The learner as it is now, greedy, against the fixed opponents (batched)."""
         me = PolicyAgent(policy=model.policy, meta={}, temperature=0.0)
         model.policy.set_training_mode(False)
-        return {"heuristic": head_to_head(me, HeuristicAgent(seed), decks, games, seed),
-                "random": head_to_head(me, RandomAgent(seed), decks, games, seed)}
+        return evaluate_policy(me, EVAL_OPPONENTS, decks, deals, seed)
+
+    def record_eval(results: dict, step: int, final: bool = False) -> None:
+        """One evaluation point: TensorBoard's eval/win_rate_vs_* at the step it was taken
+        (not at the next dump of SB3's logger, where two in one rollout would be one), and
+        train.json's curve."""
+        from stable_baselines3.common.logger import TensorBoardOutputFormat
+        writers = [f.writer for f in model.logger.output_formats
+                   if isinstance(f, TensorBoardOutputFormat)]
+        for name, r in results.items():
+            for w in writers:
+                w.add_scalar(f"eval/win_rate_vs_{name}", r["score"], step)
+            curve.append({"steps": step, "seconds": round(time.perf_counter() - start, 1),
+                          "opponent": name, "score": r["score"], "low": r["low"],
+                          "high": r["high"], "games": r["games"],
+                          **({"final": True} if final else {})})
 
     class SelfPlay(BaseCallback):
+        """Snapshots, checkpoints, evaluations, the time limit and the bar, between the
+        learner's steps."""
+
         def __init__(self):
             super().__init__()
             self.next_snap = model.num_timesteps + args.snapshot_every
             self.next_ckpt = model.num_timesteps + args.checkpoint_every
-            self.next_eval = model.num_timesteps + args.eval_every
+            self.evals = Every(args.eval_every, model.num_timesteps, start)
             self.t_rollout = time.perf_counter()
             self.t_update = None
             self.results: dict = {}
@@ -332,11 +398,12 @@ def main(argv=None) -> int:
             now = time.perf_counter()
             if self.t_update is not None:
                 timing["update"] += now - self.t_update
+                self.t_update = None
             if args.workers > 1 and pool.weights["current"] + (
                     0 if pool.snapshots else pool.weights["snapshots"]) > 0:
                 refresh_current()
             pool.next_rollout()
-            venv.set_opponents(*pool.members())
+            games.set_opponents(*pool.members())
             self.t_rollout = time.perf_counter()
 
         def _on_rollout_end(self):
@@ -349,6 +416,13 @@ def main(argv=None) -> int:
             for label, (won, n) in self.results.items():
                 self.logger.record(f"rollout/win_rate_vs_{label}", won / n)
             self.results.clear()
+            bar.update(self.num_timesteps, now, force=True)
+
+        def _on_training_end(self):
+            if self.t_update is not None:                   # the last update
+                timing["update"] += time.perf_counter() - self.t_update
+                self.t_update = None
+            bar.update(model.num_timesteps, force=True)
 
         def _on_step(self) -> bool:
             infos, rewards = self.locals.get("infos", ()), self.locals.get("rewards")
@@ -363,20 +437,18 @@ def main(argv=None) -> int:
                 self.next_snap += args.snapshot_every
                 export_policy(model, out / "snapshots" / f"step_{n:09d}.pt")
                 pool.add_snapshot(frozen_copy(model.policy, opponent_device), n)
-                venv.set_opponents(*pool.members())
+                games.set_opponents(*pool.members())
             if n >= self.next_ckpt:
                 self.next_ckpt += args.checkpoint_every
                 model.save(out / "checkpoints" / f"model_{n}.zip")
-            if n >= self.next_eval:
-                self.next_eval += args.eval_every
-                for name, r in evaluate_now(args.eval_games, args.seed + n).items():
-                    self.logger.record(f"eval/win_rate_vs_{name}", r["score"])
-                    curve.append({"steps": n, "seconds": round(time.perf_counter() - start, 1),
-                                  "opponent": name, "score": r["score"]})
-            timing["callbacks"] += time.perf_counter() - t
-            if args.time_limit is not None and t - start > args.time_limit * 60:
-                stopped.append(n)
-                return False
+            if self.evals.due(n, t):
+                record_eval(evaluate_now(args.eval_games, args.seed + n), n)
+                self.evals.done(n, time.perf_counter())
+            now = time.perf_counter()
+            timing["callbacks"] += now - t
+            if args.time_limit is not None and not stopped and now - start > args.time_limit * 60:
+                stopped.append(n)                           # no new rollout: PPO above
+            bar.update(n, now)
             return True
 
     def shares(wall: float) -> dict:
@@ -385,9 +457,9 @@ def main(argv=None) -> int:
         if wall <= 0:
             return {}
         w = args.workers
-        env, opp = venv.env_seconds / w, venv.opponent_seconds / w
+        env, opp = games.env_seconds / w, games.opponent_seconds / w
         learn = timing["learner_inference"]
-        waited = getattr(venv, "wait_seconds", env + opp)
+        waited = getattr(games, "wait_seconds", env + opp)
         rollout_rest = timing["rollout"] - waited - learn - timing["callbacks"]
         out = {"env": round(env / wall, 3), "opponent_inference": round(opp / wall, 3),
                "learner_inference": round(learn / wall, 3),
@@ -398,22 +470,47 @@ def main(argv=None) -> int:
             out["waiting_on_workers"] = round(waited / wall, 3)
         return out
 
+    def final_evaluation(path: Path) -> tuple[dict, int]:
+        """The exported policy (``path``), greedy, against the fixed opponents: batched,
+        in worker processes that read the file when there are enough blocks for them, with
+        its own bar.  Returns (results, processes)."""
+        from agents.policy_eval import auto_workers
+        workers = args.eval_workers or auto_workers(args.final_games, len(EVAL_OPPONENTS))
+        policy, meta = read_policy_file(path, device=device if workers == 1 else "cpu")
+        me = PolicyAgent(policy=policy, meta=meta, temperature=0.0)
+        print(f"final evaluation: {args.final_games} deals, each played twice with the seats "
+              f"swapped, against {', '.join(EVAL_OPPONENTS)} "
+              f"({'this process' if workers == 1 else f'{workers} processes'})", flush=True)
+        return evaluate_policy(me, EVAL_OPPONENTS, decks, args.final_games, args.seed + 999,
+                               workers=workers, policy_file=path, deck_specs=names,
+                               progress=not args.no_progress, desc="final evaluation"), workers
+
     curve: list = []
-    stopped: list = []                      # the step at which --time-limit stopped it
     start, start_steps = time.perf_counter(), model.num_timesteps
     remaining = max(0, args.total_steps - model.num_timesteps)
+    bar = RunBar(RunClock(args.total_steps, start_steps,
+                          None if args.time_limit is None else args.time_limit * 60),
+                 enabled=not args.no_progress, start=start)
     try:
         model.learn(total_timesteps=remaining, callback=SelfPlay(), reset_num_timesteps=False,
-                    progress_bar=not args.no_progress, tb_log_name="ppo")
+                    progress_bar=False, tb_log_name="ppo")
         interrupted = False
     except KeyboardInterrupt:                       # stop early, keep what was learnt
         interrupted = True
-        print(f"\ninterrupted at {model.num_timesteps} steps; saving and exporting",
-              file=sys.stderr)
+    finally:
+        bar.close()
     wall = time.perf_counter() - start
     steps = model.num_timesteps - start_steps
+    # steps played in this session after its last update: only an interrupt leaves any
+    untrained = model.num_timesteps - (trained["steps"] if trained["steps"] is not None
+                                       else start_steps)
+    if interrupted:
+        print(f"\ninterrupted at {model.num_timesteps:,} steps; the last {untrained:,} (a "
+              f"rollout under way) were not trained; saving and exporting", file=sys.stderr)
     if stopped:
-        print(f"--time-limit {args.time_limit:g} min reached at {model.num_timesteps} steps")
+        print(f"--time-limit {args.time_limit:g} min ran out at {stopped[0]:,} steps; the "
+              f"rollout under way was finished and trained: {model.num_timesteps:,} steps, "
+              f"{untrained:,} untrained")
     model.policy.forward = forward
     model.save(out / "checkpoints" / f"model_{model.num_timesteps}.zip")
     try:
@@ -421,21 +518,28 @@ def main(argv=None) -> int:
     except Exception:                                        # noqa: BLE001 -- workers gone
         pass
     command = "python train.py " + " ".join(sys.argv[1:] if argv is None else argv)
-    from agents.ratings import wilson
-    t = time.perf_counter()
-    final = evaluate_now(args.final_games, args.seed + 999) if args.final_games else {}
+    meta = {"command": command, "decks": names}
+    # written before the final evaluation, which plays this file (and rewritten with the
+    # scores after it)
+    policy_path = export_policy(model, out / "policy.pt", meta)
+    final, eval_workers, t = {}, 0, time.perf_counter()
+    if args.final_games:
+        final, eval_workers = final_evaluation(policy_path)
+        record_eval(final, model.num_timesteps, final=True)
+        for name, r in final.items():
+            print(f"final: {r['score']:.3f} [{r['low']:.3f}, {r['high']:.3f}] against {name} "
+                  f"over {r['games']} games ({r['deals']} deals, seats swapped; paired 95% "
+                  f"interval)")
+        policy_path = export_policy(model, out / "policy.pt",
+                                    {**meta, "eval": {k: v["score"] for k, v in final.items()}})
     eval_seconds = time.perf_counter() - t
-    for name, r in final.items():
-        lo, hi = wilson(r["wins"] + 0.5 * r["draws"], r["games"])
-        r["low"], r["high"] = round(lo, 4), round(hi, 4)
-        print(f"final: {r['score']:.3f} [{lo:.3f}, {hi:.3f}] against {name} over {r['games']} "
-              f"seat-swapped games (Wilson 95%)")
-    policy_path = export_policy(model, out / "policy.pt",
-                                {"command": command, "decks": names,
-                                 "eval": {k: v["score"] for k, v in final.items()}})
+    model.logger.dump(model.num_timesteps)         # the last update's losses, the final point
+    model.logger.close()
     report = {
         "command": command, "total_steps": model.num_timesteps, "decks": names,
         "stopped_by_time_limit": bool(stopped),
+        "time_limit_ran_out_at": stopped[0] if stopped else None,
+        "untrained_steps": untrained,
         "envs": args.envs, "workers": args.workers, "network": args.net, "interrupted": interrupted,
         "pool": dict(zip(POOL_KINDS, args.pool)), "snapshot_draw": args.snapshot_draw,
         "max_snapshots": args.max_snapshots,
@@ -446,6 +550,7 @@ def main(argv=None) -> int:
         "steps_per_second": round(steps / wall, 1) if wall else None,
         "time_shares": shares(wall),
         "final_eval_seconds": round(eval_seconds, 1),
+        "final_eval_processes": eval_workers,
         "eval_curve": curve,
         "final_eval": final, "policy": str(policy_path),
     }

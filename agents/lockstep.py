@@ -23,10 +23,17 @@ from nivel_env.env.encoder import Encoder
 from .arena import CardLog, GameResult
 
 
-def play_lockstep(agent, games, rngs, record: bool = False, cards: bool = False) -> list:
+def play_lockstep(agent, games, rngs, record: bool = False, cards: bool = False,
+                  seats=None, opponent=None) -> list:
     """Play ``games`` (``(deck_0, deck_1, seed, mirror)``) with ``agent`` (a
     ``PolicyAgent``) in both seats; ``rngs[i][seat]`` is game i's generator for that seat.
+    With ``seats`` and ``opponent``, ``agent`` plays only seat ``seats[i]`` of game i and
+    ``opponent`` (any agent whose only state between games is its ``rng``) the other, one
+    move at a time as ``play_game`` asks it, with that seat's generator: a policy against
+    fixed opponents, its forwards still batched over every game.
     Returns per game ``(GameResult, actions or None, CardLog.sides() or None)``."""
+    if (seats is None) != (opponent is None):
+        raise ValueError("play_lockstep: give seats and opponent together")
     state = [new_game(d0, d1, seed=s, mirror=mirror) for d0, d1, s, mirror in games]
     enc = Encoder(state[0].db) if state else None
     logs = [CardLog(g) if cards else None for g in state]
@@ -52,6 +59,9 @@ def play_lockstep(agent, games, rngs, record: bool = False, cards: bool = False)
             g = state[i]
             while g.result is None:
                 legal = g.legal_actions()
+                if seats is not None and g.current_player != seats[i]:
+                    apply(i, _move(opponent, g, legal, enc, rngs[i][g.current_player]))
+                    continue
                 if forced_free and len(legal) == 1:
                     apply(i, int(legal[0]))
                     continue
@@ -70,6 +80,19 @@ def play_lockstep(agent, games, rngs, record: bool = False, cards: bool = False)
         live = [i for i in live if state[i].result is None]
     return [(GameResult(g.result, g.turn, steps[i], g.first), actions[i],
              logs[i].sides() if logs[i] is not None else None) for i, g in enumerate(state)]
+
+
+def _move(agent, g, legal, enc, rng) -> int:
+    """``agent``'s move in ``g`` for the player to act, as ``arena.play_game`` asks it."""
+    if hasattr(agent, "rng"):
+        agent.rng = rng
+    if getattr(agent, "needs_state", False):
+        return int(agent.act_state(g))
+    mask = np.zeros(N_ACTIONS, dtype=np.int8)
+    mask[legal] = 1
+    obs = enc.encode(g, g.current_player, legal) if getattr(agent, "needs_observation", True) \
+        else None
+    return int(agent.act(obs, mask))
 
 
 def lockstep_ready(agent) -> bool:

@@ -1,4 +1,4 @@
-"""Agents, the arena, ratings, train.py --quick and evaluate.py."""
+"""Agents, the arena, ratings, policy files and evaluate.py (train.py: test_train.py)."""
 import json
 import random
 import subprocess
@@ -159,84 +159,6 @@ def test_evaluate_decks_and_agents_write_their_files(tmp_path):
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("sb3_contrib")
-
-
-def test_train_tiny_run_exports_a_loadable_policy(tmp_path):
-    """The fast tier's train.py: one environment, two rollouts."""
-    p = run(ROOT / "train.py", "--quick", "--total-steps", "512", "--envs", "1", "--out",
-            tmp_path / "run", "--no-progress", cwd=tmp_path)
-    assert p.returncode == 0, p.stderr[-3000:]
-    assert "device: cpu" in p.stdout or "device: cuda" in p.stdout
-    assert "final: " in p.stdout and "Wilson 95%" in p.stdout
-    fin = json.loads((tmp_path / "run" / "train.json").read_text())["final_eval"]
-    assert fin["heuristic"]["games"] == 16 and fin["heuristic"]["low"] <= fin["heuristic"]["score"]
-    assert json.loads((tmp_path / "run" / "train.json").read_text())["device"]
-    agent = load_opponent(tmp_path / "run" / "policy.pt")
-    # a second run into the same folder is refused unless told what to do
-    again = run(ROOT / "train.py", "--quick", "--total-steps", "512", "--envs", "1", "--out",
-                tmp_path / "run", "--no-progress", cwd=tmp_path)
-    assert again.returncode == 2 and "already holds a run" in again.stderr
-    assert "--force" in again.stderr and "--resume" in again.stderr
-    g = positions(1, 50)[0]
-    obs = Encoder(g.db).encode(g, g.current_player, g.legal_actions()).copy()
-    assert agent.act(obs, masked(g)) in g.legal_actions()
-
-
-def test_train_with_worker_processes_and_the_card_set_network(tmp_path):
-    """Games in two worker processes (shared memory); the time shares are reported."""
-    p = run(ROOT / "train.py", "--quick", "--total-steps", "512", "--envs", "4", "--workers",
-            "2", "--net", "card_set", "--final-games", "1", "--out", tmp_path / "run",
-            "--no-progress", cwd=tmp_path)
-    assert p.returncode == 0, p.stderr[-3000:]
-    rep = json.loads((tmp_path / "run" / "train.json").read_text())
-    assert rep["workers"] == 2 and rep["network"] == "card_set" and rep["total_steps"] >= 512
-    shares = rep["time_shares"]
-    assert {"env", "opponent_inference", "learner_inference", "update",
-            "waiting_on_workers"} <= set(shares) and shares["env"] > 0
-    assert rep["final_eval"]["random"]["games"] == 2
-    assert load_opponent(tmp_path / "run" / "policy.pt").meta["num_timesteps"] >= 512
-    bad = run(ROOT / "train.py", "--quick", "--envs", "5", "--workers", "2", "--out",
-              tmp_path / "other", cwd=tmp_path)
-    assert bad.returncode == 2 and "multiple of --workers" in bad.stderr
-
-
-def test_train_time_limit_stops_learning_and_still_exports(tmp_path):
-    p = run(ROOT / "train.py", "--quick", "--total-steps", "100000", "--time-limit", "0.0001",
-            "--final-games", "0", "--envs", "2", "--out", tmp_path / "run", "--no-progress",
-            cwd=tmp_path)
-    assert p.returncode == 0, p.stderr[-3000:]
-    assert "--time-limit" in p.stdout
-    rep = json.loads((tmp_path / "run" / "train.json").read_text())
-    assert rep["stopped_by_time_limit"] and rep["total_steps"] < 100000
-    assert rep["final_eval"] == {} and (tmp_path / "run" / "policy.pt").is_file()
-
-
-@pytest.mark.slow
-def test_train_quick_runs_and_its_policy_loads_as_an_opponent(tmp_path):
-    p = run(ROOT / "train.py", "--quick", "--out", tmp_path / "run", "--no-progress",
-            cwd=tmp_path)
-    assert p.returncode == 0, p.stderr[-3000:]
-    rep = json.loads((tmp_path / "run" / "train.json").read_text())
-    assert rep["total_steps"] >= 8192 and rep["steps_per_second"] > 0
-    assert rep["network"] == "pointer" and sum(rep["time_shares"].values()) <= 1.01
-    assert list((tmp_path / "run" / "checkpoints").glob("model_*.zip"))
-    assert list((tmp_path / "run" / "snapshots").glob("*.pt"))
-    assert list((tmp_path / "run" / "tb").iterdir())
-    policy = tmp_path / "run" / "policy.pt"
-    agent = load_opponent(policy)
-    assert agent.meta["command"].startswith("python train.py --quick")
-    pos = positions(2, 11)
-    enc = Encoder(pos[0].db)
-    for g in pos:
-        obs = enc.encode(g, g.current_player, g.legal_actions()).copy()
-        assert agent.act(obs, masked(g)) in g.legal_actions()
-    easy = load_opponent(policy, difficulty="easy", seed=0)
-    assert easy.random_share == 0.3 and easy.temperature == 1.0
-    # --resume continues from the last checkpoint
-    p = run(ROOT / "train.py", "--quick", "--total-steps", "12000", "--resume", "--out",
-            tmp_path / "run", "--no-progress", cwd=tmp_path)
-    assert p.returncode == 0 and "resuming from" in p.stdout, p.stderr[-3000:]
-    assert json.loads((tmp_path / "run" / "train.json").read_text())["total_steps"] >= 12000
 
 
 def test_policy_files_for_another_layout_are_refused(tmp_path):
