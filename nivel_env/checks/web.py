@@ -7,9 +7,10 @@ Starlette app with its ``TestClient``, the person's moves drawn from the seed, a
 the random opponent.  At every ``every``-th position of the person's, every answer the
 server gives during play -- the game (whole log and the tail), the review and replay
 download (refused until the game is over), the errors of an illegal, a stale, a malformed
-and a counterless move, an unknown game, the options and the listing route -- is taken
-in the real game and again with the session's game swapped for worlds that differ only
-in what the seat cannot see (``engine.hidden``: redrawn, substituted, relabelled).  Each
+and a counterless move and of a malformed surrender, unknown games and replays, a refused
+new game, the options and the listing route -- is taken in the real game and again with
+the session's game swapped for worlds that differ only in what the seat cannot see
+(``engine.hidden``: redrawn, substituted, relabelled).  Each
 answer (status and body) must be the same in every world, leave the game as it was, and
 carry neither the game's seed nor its generator's state: the seed plus the recorded
 moves rebuild every hidden card, and an answer built from the replay (not from the
@@ -73,7 +74,8 @@ def answers(client, key: str, s: dict, constant: bool = True) -> list[tuple[str,
             ("POST", f"{game}/review", None), ("GET", f"{game}/replay", None),
             ("POST", f"{game}/move", {"action": illegal, "moves": moves}),
             ("POST", f"{game}/move", {"action": legal[0] if legal else 0}),
-            ("POST", f"{game}/move", {"action": "x", "moves": moves})]
+            ("POST", f"{game}/move", {"action": "x", "moves": moves}),
+            ("POST", f"{game}/surrender", {"since": -1})]
     if moves and legal:
         asks.append(("POST", f"{game}/move", {"action": legal[0], "moves": moves - 1}))
     asks += CONSTANT if constant else ()
@@ -83,10 +85,6 @@ def answers(client, key: str, s: dict, constant: bool = True) -> list[tuple[str,
         out.append((f"{method} {url.replace(key, '{id}')}"
                     + (f" {json.dumps(body)}" if body else ""), r.status_code, r.text))
     return out
-
-
-def _leaks(text: str, secrets: list[str]) -> list[str]:
-    return [s for s in secrets if s in text]
 
 
 def web_hidden_errors(deck_0, deck_1, seed: int, config=None, every: int = 3,
@@ -112,15 +110,12 @@ def _play(app, client, seed, every, stats) -> tuple[list[str], int]:
     seat = session.human
     state, step, checked, out = seed_state(seed ^ 0x3EB), 0, 0, []
 
-    def secrets_now() -> list[str]:
-        return [str(dealt), str(session.g.rng)]
-
     def check_answer(what: str, text: str) -> None:
-        found = _leaks(text, secrets_now())
-        if found or '"seed"' in text:
-            out.append(f"move {session.moves}: {what} carries the game's "
-                       f"{'seed' if str(dealt) in found or not found else 'generator state'}"
-                       f" during play")
+        """Neither the seed (by value or as a field) nor the generator's state."""
+        secret = {"seed": str(dealt) in text or '"seed"' in text,
+                  "generator state": str(session.g.rng) in text}
+        for name in (k for k, v in secret.items() if v):
+            out.append(f"move {session.moves}: {what} carries the game's {name} during play")
 
     check_answer("POST /api/games", r.text)
     while not s["over"]:
