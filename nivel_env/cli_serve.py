@@ -11,25 +11,33 @@ browser can choose only what the server offers, never a path of its own.
 from __future__ import annotations
 
 import ipaddress
+import re
 import sys
 from pathlib import Path
 
 WILDCARDS = ("0.0.0.0", "::", "")
+#: a host name as a Host header carries it (no scheme, port or path); "*.lan" any under .lan
+LABEL = r"[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?"
+NAME = re.compile(rf"\*|(\*\.)?{LABEL}(\.{LABEL})*")
 
 
 def allowed_hosts(bind: str, extra=()) -> list[str]:
     """The Host names a server bound to ``bind`` answers to (see the module docstring);
-    an IPv6 address as the Host header writes it, in brackets."""
+    an IPv6 address as the Host header writes it, in brackets.  Raises ``ValueError``
+    naming an entry that is not a host name or address (a URL, a name with a port)."""
     from .web.app import LOOPBACK
     hosts = list(LOOPBACK)
     for name in ([] if bind in WILDCARDS else [bind]) + list(extra):
         name = name.strip().lower()
         try:
-            if ipaddress.ip_address(name.strip("[]")).version == 6:
-                name = f"[{name.strip('[]')}]"
+            ip = ipaddress.ip_address(name.strip("[]"))
+            name = f"[{ip}]" if ip.version == 6 else str(ip)
         except ValueError:
-            pass
-        if name and name not in hosts:
+            if not NAME.fullmatch(name):
+                raise ValueError(f"{name!r} is not a host name or address (give the name "
+                                 f"alone, without scheme or port: gamebox.lan, "
+                                 f"192.168.1.20)") from None
+        if name not in hosts:
             hosts.append(name)
     return hosts
 
@@ -62,11 +70,18 @@ def cmd_serve(args) -> int:
         print(f"serve: unknown opponent {args.opponent!r}; one of: {', '.join(opponents)}",
               file=sys.stderr)
         return 2
+    for flag, bind, extra in (("--host", args.host, ()),
+                              ("--allow-host", args.host, args.allow_host or ())):
+        try:
+            hosts = allowed_hosts(bind, extra)
+        except ValueError as e:
+            print(f"serve: {flag} {e}", file=sys.stderr)
+            return 2
     cfg = ServerConfig(db=db, decks=decks, opponents=opponents,
                        default_opponent=args.opponent, per_client=args.games_per_client,
                        total=args.max_games, idle_s=args.idle_minutes * 60.0,
                        lifetime_s=args.lifetime_hours * 3600.0,
-                       allowed_hosts=allowed_hosts(args.host, args.allow_host or ()))
+                       allowed_hosts=hosts)
     try:
         app = create_app(cfg)
     except SetupError as e:

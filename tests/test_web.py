@@ -454,6 +454,11 @@ def test_serving_a_network_still_answers_only_to_the_allowed_host_names(monkeypa
     got = _serve_app(monkeypatch, "--host", "myhost.lan")
     assert [status(got["app"], h) for h in ("myhost.lan", "evil.example")] == [200, 400]
     from nivel_env.__main__ import main
+    for bad in ("http://game.lan", "game.lan:8000", "game lan"):
+        assert main(["serve", "--allow-host", bad]) == 2
+        assert f"--allow-host {bad!r} is not a host name" in capsys.readouterr().err
+    assert main(["serve", "--host", "http://0.0.0.0"]) == 2
+    assert "--host 'http://0.0.0.0' is not a host name" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["serve", "--help"])
     assert "--allow-host" in capsys.readouterr().out
