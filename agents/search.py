@@ -2,19 +2,24 @@
 value head (or the policy's critic) at the leaves.
 
 At each decision the agent samples ``worlds`` games consistent with what the acting
-player may see (``nivel_env.engine.hidden.determinize``: the opponent's unknown hand
-cards and both decks' orders redrawn, the engine's generator reseeded), grows one search
-tree per world -- PUCT (the AlphaZero rule) with the policy's move probabilities as
-priors and a value estimate at the leaves, both players' decisions searched -- and
-plays the move with the most visits summed over the worlds.  Inside a world the engine
-is deterministic, so a tree node holds its game state; moves with a single legal option
-are played through without a node.
+player may see (``nivel_env.engine.hidden.determinize``: its own deck's order redrawn,
+the opponent's unknown hand and deck cards drawn from what it may know of the opponent's
+deck -- by default only the cards the opponent's leader may use, as deck lists are not
+public, docs/rulings.md R24, ``agents.worlds`` -- and the engine's generator reseeded),
+grows one search tree per world -- PUCT (the AlphaZero rule) with the policy's move
+probabilities as priors and a value estimate at the leaves, both players' decisions
+searched -- and plays the move with the most visits summed over the worlds.  Inside a
+world the engine is deterministic, so a tree node holds its game state; moves with a
+single legal option are played through without a node.
 
 The search reads the game only through a world it redraws, so two games that differ only
-in what the acting player cannot see give the same move (the worlds are drawn from the
-hidden cards sorted by card, not from where they really are).  The budget is simulations
-per move (``simulations``) and/or wall time (``max_ms``); the worlds and every choice
-come from ``seed``, so with ``simulations`` alone a move is reproducible.
+in what the acting player cannot see give the same move: the opponent's hidden cards come
+from a public prior given only the cards in view and the counts
+(``engine.hidden.opponent_view``), its own deck's from its cards sorted, never from
+where they really lie (``python -m nivel_env check``'s ``agents`` check holds it to that).
+The budget is simulations per move (``simulations``) and/or wall time (``max_ms``); the
+worlds and every choice come from ``seed``, so with ``simulations`` alone a move is
+reproducible.
 
 Each wave of the search takes ``batch`` leaves spread over the worlds' trees (a leaf that
 waits for its value holds a virtual loss, so the next pick in the same tree goes
@@ -35,6 +40,8 @@ import numpy as np
 
 from nivel_env.engine.hidden import determinize
 from nivel_env.env.encoder import Encoder
+
+from .worlds import DECK_LISTS, deck_prior
 
 
 class _Node:
@@ -93,6 +100,10 @@ class SearchAgent:
             waiting for its value holds a virtual loss, so a world's later picks in the
             same wave go elsewhere).
         seed: seeds the worlds and any sampling.
+        deck_lists: what the player knows of the opponent's deck (``agents.worlds``):
+            ``"closed"`` (default, the rules: the opponent's hidden cards are drawn from
+            the cards their leader may use), ``"open"`` (open deck lists: their list is
+            known) or a list of decks (``Deck`` objects or names) they may be playing.
     """
 
     needs_observation = False
@@ -101,7 +112,7 @@ class SearchAgent:
     def __init__(self, policy, simulations: int = 128, worlds: int = 4,
                  max_ms: float | None = None, c_puct: float = 2.5, temperature: float = 0.0,
                  batch: int = 16, value=None, policy_path=None, prior_temperature: float = 8.0,
-                 seed: int | None = None):
+                 seed: int | None = None, deck_lists="closed"):
         if not prior_temperature > 0:
             raise ValueError(f"SearchAgent: prior_temperature must be positive, got "
                              f"{prior_temperature!r}")
@@ -121,6 +132,11 @@ class SearchAgent:
             value = load_value_head(value, policy_path)
         self.value = value
         self.seed = seed
+        if isinstance(deck_lists, str) and deck_lists not in DECK_LISTS:
+            raise ValueError(f"SearchAgent: deck_lists must be {' or '.join(DECK_LISTS)} or "
+                             f"a list of decks, got {deck_lists!r}")
+        self.deck_lists = deck_lists
+        self._prior: tuple | None = None          # (card pool, prior) built on first use
         self.rng = np.random.default_rng(seed)
         self._encoders: list = []
         self.last_stats: dict = {}
@@ -141,7 +157,8 @@ class SearchAgent:
         t0 = time.perf_counter()
         me = game.current_player
         draw = self.rng.integers(1 << 62, size=self.worlds)
-        roots = [_Node(determinize(game, me, int(s))) for s in draw]
+        prior = self.prior(game.db)
+        roots = [_Node(determinize(game, me, int(s), opponent=prior)) for s in draw]
         while len(self._encoders) < self.worlds:
             self._encoders.append(Encoder(game.db))
         per_world = max(1, self.simulations // self.worlds)
@@ -173,6 +190,13 @@ class SearchAgent:
                            "ms": (time.perf_counter() - t0) * 1000,
                            "visits": dict(zip(map(int, legal), visits.tolist()))}
         return int(legal[choice])
+
+    def prior(self, db):
+        """Where the worlds' opponent cards come from, for card pool ``db`` (None: the true
+        ones, open deck lists)."""
+        if self._prior is None or self._prior[0] is not db:
+            self._prior = (db, deck_prior(self.deck_lists, db))
+        return self._prior[1]
 
     def _descend(self, root):
         """Select from ``root`` to a leaf, adding a virtual loss along the way (undone in

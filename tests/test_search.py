@@ -113,3 +113,78 @@ def test_the_shipped_search_agent_plays_whole_games():
     r = play_game(load_deck("ember-rush"), load_deck("stone-bastion"), 4,
                   [RandomAgent(1), s])
     assert r.returns in ((1, -1), (-1, 1), (0, 0))
+
+
+def _layout(g):
+    """Which card lies where (by position, not instance): equal for worlds that differ only
+    in instance names."""
+    d = g.defs
+    return ([[d[i] for i in x] for x in g.hand + g.deck + g.skill + g.trash + g.damage],
+            [d[i] if i >= 0 else -1 for i in g.unit], [[d[i] for i in x] for x in g.items])
+
+
+def test_search_moves_do_not_depend_on_the_opponents_hidden_cards(prior):
+    """docs/rulings.md R24: deck lists are closed, so replacing the opponent's hidden cards
+    by others (``substitute``) or renaming them (``relabel``) must not change the move.  The
+    first position is one where worlds redrawn from the true hidden cards (what the search
+    did before, and still does with open deck lists) changed it."""
+    from nivel_env.engine.hidden import relabel, substitute
+    cases = [(positions(4, seed=8)[1], 101)] + [(g, 100) for g in positions(3, seed=12)]
+    for g, s in cases:
+        me = g.dec[1]
+        a = SearchAgent(prior, simulations=64, worlds=4, seed=5).act_state(g)
+        for h in (substitute(g, me, s, own_deck=False), relabel(g, me, s),
+                  determinize(g, me, s)):
+            assert SearchAgent(prior, simulations=64, worlds=4, seed=5).act_state(h) == a
+    g, s = cases[0]
+    h = substitute(g, g.dec[1], s, own_deck=False)
+    moves = {SearchAgent(prior, simulations=64, worlds=4, seed=5, deck_lists="open")
+             .act_state(x) for x in (g, h)}
+    assert len(moves) == 2                  # open lists: the opponent's list is known
+
+
+def test_closed_worlds_draw_the_opponents_cards_from_what_may_be_known():
+    """The worlds of a closed-list search: the same for every game that differs only in
+    what the player cannot see; the opponent's hidden cards legal for their leader (oath,
+    at most 3 copies counting those seen, at most 8 triggers)."""
+    from collections import Counter
+    from nivel_env.cards.filters import card_matches_static
+    from nivel_env.engine.hidden import opponent_view, relabel, substitute
+    from agents.worlds import CandidateDecks, PoolPrior
+    for g in positions(3, seed=30):
+        me, opp = g.dec[1], 1 - g.dec[1]
+        pool = PoolPrior(g.db)
+        view = opponent_view(g, me)
+        assert view.hidden == len(g.deck[opp]) + len(g.hand[opp]) - len(g.known[opp])
+        worlds = {}
+        for name, x in (("real", g), ("substituted", substitute(g, me, 3, own_deck=False)),
+                        ("relabelled", relabel(g, me, 4))):
+            assert opponent_view(x, me) == view
+            worlds[name] = [_layout(determinize(x, me, s, opponent=pool)) for s in range(3)]
+        assert worlds["real"] == worlds["substituted"] == worlds["relabelled"]
+        leader = g.db.cards[g.defs[opp * 41]]
+        for s in range(5):
+            w = determinize(g, me, s, opponent=pool)
+            cards = [g.db.cards[w.defs[i]] for i in range(opp * 41 + 1, opp * 41 + 41)]
+            assert max(Counter(c.id for c in cards).values()) <= 3
+            assert sum(c.has_trigger for c in cards) <= 8
+            for r in leader.oath:
+                n = sum(card_matches_static(c, r.filter) for c in cards)
+                assert {"all": n == 40, "at_least": n >= r.n, "at_most": n <= r.n}[r.kind]
+        # a known metagame: the opponent's deck is the only bundled one with its leader,
+        # so the worlds hold exactly its cards
+        meta = CandidateDecks([load_deck("ember-rush"), load_deck("stone-bastion")], g.db)
+        w = determinize(g, me, 7, opponent=meta)
+        assert sorted(w.defs[opp * 41 + 1:opp * 41 + 41]) == \
+            sorted(g.defs[opp * 41 + 1:opp * 41 + 41])
+
+
+def test_search_refuses_an_unknown_deck_list_setting(prior):
+    with pytest.raises(ValueError, match="deck_lists"):
+        SearchAgent(prior, deck_lists="secret")
+    with pytest.raises(ValueError, match="deck_lists"):
+        SearchAgent(prior, deck_lists=3).act_state(positions(1)[0])
+    assert load_opponent("nv2-search:deck_lists=open,simulations=4").deck_lists == "open"
+    assert load_opponent("nv2-search:simulations=4").deck_lists == "closed"
+    with pytest.raises(ValueError, match="deck_lists"):
+        load_opponent("nv2-search:deck_lists=secret")

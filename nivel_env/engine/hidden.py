@@ -27,22 +27,37 @@ the event as one seat may read it (the narration reads events through it).
 """
 from __future__ import annotations
 
+from typing import NamedTuple
 
 from . import const as K
 from .rng import next_u64, seed_state, shuffle
 
 
-def determinize(g, player: int, seed: int):
-    """A copy of ``g`` with everything ``player`` cannot see redrawn from ``seed``."""
+def determinize(g, player: int, seed: int, opponent=None):
+    """A copy of ``g`` with everything ``player`` cannot see redrawn from ``seed``.
+
+    ``opponent`` says where the opponent's hidden cards come from.  None: the true hidden
+    cards, shuffled -- right where the opponent's deck list is public, and for checks that
+    an observation does not change.  Else a function ``opponent(view, state) -> (state,
+    cards)`` given only ``opponent_view(g, player)`` (and a generator state): it returns
+    ``view.hidden`` card indices, so the world depends on nothing ``player`` cannot see
+    (``agents.worlds`` has the priors a search uses, docs/rulings.md R24)."""
     h = g.clone()
     state = seed_state(seed)
     defs = list(h.defs)
     seen = seen_candidates(g, player)
-    for iids in hidden_groups(h, player):
+    for k, iids in enumerate(hidden_groups(h, player)):
         iids = [i for i in iids if i not in seen]
-        # drawn from the cards sorted, not in the order they really lie: two games that
-        # differ only in what ``player`` cannot see give the same world for one seed
-        cards = sorted(defs[i] for i in iids)
+        if k == 0 and opponent is not None:
+            state, cards = opponent(opponent_view(g, player), state)
+            cards = list(cards)
+            if len(cards) != len(iids):
+                raise ValueError(f"determinize: the opponent's prior gave {len(cards)} cards "
+                                 f"for {len(iids)} hidden ones")
+        else:
+            # drawn from the cards sorted, not in the order they really lie: two games that
+            # differ only in what ``player`` cannot see give the same world for one seed
+            cards = sorted(defs[i] for i in iids)
         state = shuffle(state, cards)
         for i, d in zip(iids, cards):
             defs[i] = d
@@ -50,6 +65,31 @@ def determinize(g, player: int, seed: int):
     state, h.rng = next_u64(state)
     h.dirty, h._legal = True, None
     return h
+
+
+class OpponentView(NamedTuple):
+    """What ``player`` may know of the opponent's cards: the leader (the level zone is
+    open, 3.3.2), the cards of theirs in view -- in open zones (3.1.4), known to be in
+    their hand (3.1.7), or among candidates ``player`` is looking at (11.2.1) -- and how
+    many are hidden (3.1.5).  Card indices of the pool (``CardDB.cards``)."""
+    leader: int
+    seen: tuple                # sorted
+    hidden: int
+
+
+def opponent_view(g, player: int) -> OpponentView:
+    """``OpponentView`` of ``g`` for ``player``: built from the cards ``player`` sees only."""
+    opp = 1 - player
+    looking = seen_candidates(g, player)
+    hidden = [i for i in hidden_groups(g, player)[0] if i not in looking]
+    mine = set(hidden)
+    cards = [i for i in g.hand[opp] + g.deck[opp] if i not in mine]       # known, looked at
+    cards += [i for i in g.unit[opp * 3:opp * 3 + 3] if i >= 0]
+    for lane in range(3):
+        cards += g.items[opp * 3 + lane]
+    cards += g.skill[opp] + g.trash[opp] + g.damage[opp]
+    return OpponentView(g.defs[opp * K.PER], tuple(sorted(g.defs[i] for i in cards)),
+                        len(hidden))
 
 
 def hidden_groups(g, player: int) -> tuple[list, list]:
@@ -68,15 +108,17 @@ def seen_candidates(g, player: int) -> set:
     return set()
 
 
-def substitute(g, player: int, seed: int):
+def substitute(g, player: int, seed: int, own_deck: bool = True):
     """A copy of ``g`` in which every card ``player`` cannot see is replaced by a card drawn
-    from the whole pool (units, items and skills), not only shuffled."""
+    from the whole pool (units, items and skills), not only shuffled.  ``own_deck=False``
+    leaves the cards of the player's own deck as they are (only the opponent's change): a
+    player knows their own deck list, so an agent may use it (docs/rulings.md R24)."""
     h = g.clone()
     state = seed_state(seed)
     pool = [c.index for c in g.db.cards if c.type != "leader"]
     defs = list(h.defs)
     seen = seen_candidates(g, player)
-    for group in hidden_groups(h, player):
+    for group in hidden_groups(h, player)[:None if own_deck else 1]:
         for i in group:
             if i not in seen:
                 state, r = next_u64(state)
@@ -161,5 +203,6 @@ def seat_event(e: dict, viewer: int) -> dict:
     return {k: v for k, v in e.items() if k not in _NAMING}
 
 
-__all__ = ["determinize", "relabel", "seat_event", "substitute", "who_sees"]
+__all__ = ["OpponentView", "determinize", "opponent_view", "relabel", "seat_event",
+           "substitute", "who_sees"]
 
