@@ -25,10 +25,10 @@ PILOT_FALLBACK = "heuristic"
 def default_pilot() -> tuple[str, str]:
     """(pilot, why) for deck commands run without --pilot."""
     import importlib.util
-    if all(importlib.util.find_spec(m) for m in ("torch", "sb3_contrib")):
+    if importlib.util.find_spec("torch"):               # a policy file plays on torch alone
         return PILOT, "the default"
-    return PILOT_FALLBACK, (f"the default without torch and sb3-contrib; install the "
-                            f"training extras for {PILOT}")
+    return PILOT_FALLBACK, (f"the default without torch; install it for {PILOT}: pip "
+                            f"install torch==2.13.0 && pip install -e \".[train]\"")
 
 
 def run_deck_tasks(tasks, args, desc: str, pool=None, progress: bool | None = None):

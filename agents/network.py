@@ -1,26 +1,59 @@
-"""The policy network's feature extractor: one small encoder shared by every card slot.
+"""The policy networks, in plain torch: one small encoder shared by every card slot.
 
 The observation has 51 card rows, 6 zone sums and 8 rows of cards known to be in the
 opponent's hand, all of the same 135 card features plus 24 added columns
 (docs/observation.md).  Encoding each row with the same weights keeps the network small (a
 few hundred thousand parameters instead of two million for a plain MLP over 11,097 inputs)
 and lets what is learnt about a card in one slot carry to the others.
+
+Everything here needs torch alone, so a policy file plays wherever torch is installed (the
+``train``, ``rllib`` and ``tianshou`` extras): ``PolicyNetwork`` is the inference copy of
+sb3-contrib's actor-critic, module for module, so it reads the weights MaskablePPO
+trained.  Training with MaskablePPO uses the same extractors through SB3's
+``features_extractor_class`` (they have the ``features_dim`` SB3 reads); the SB3 policy
+class of the pointer network lives in ``agents.sb3_policy`` (``PointerPolicy``, also
+reachable here by name once stable-baselines3 is installed).
 """
 from __future__ import annotations
 
-from functools import partial
 from types import SimpleNamespace
 
 import numpy as np
 import torch as th
-from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from gymnasium import spaces
-from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
 from nivel_env.env import card_features as cf
 from nivel_env.env.encoder import (CARD_ROWS, KNOWN_ROWS, OBS_SIZE, OFFSETS,
                                    READABLE_LAYOUTS, ZONES)
+
+
+class Extractor(nn.Module):
+    """A feature extractor: observation batch -> ``features_dim`` features (the two
+    attributes SB3's ``BaseFeaturesExtractor`` gives, without importing SB3)."""
+
+    def __init__(self, observation_space: spaces.Box, features_dim: int):
+        super().__init__()
+        if features_dim < 1:
+            raise ValueError(f"{type(self).__name__}: features_dim must be positive, got "
+                             f"{features_dim}")
+        self._observation_space = observation_space
+        self._features_dim = int(features_dim)
+
+    @property
+    def features_dim(self) -> int:
+        return self._features_dim
+
+
+class FlattenExtractor(Extractor):
+    """The observation as it is (SB3's default extractor, by another name)."""
+
+    def __init__(self, observation_space: spaces.Box):
+        super().__init__(observation_space, int(np.prod(observation_space.shape)))
+        self.flatten = nn.Flatten()
+
+    def forward(self, obs: th.Tensor) -> th.Tensor:
+        return self.flatten(obs)
 
 
 class CardRows:
@@ -53,7 +86,7 @@ class CardRows:
         return self._rows(obs, "opponent_known_hand", "count", "known_added", None, KNOWN_ROWS)
 
 
-class CardSetExtractor(BaseFeaturesExtractor):
+class CardSetExtractor(Extractor):
     def __init__(self, observation_space: spaces.Box, card_dim: int = 32, zone_dim: int = 16,
                  features_dim: int = 256):
         super().__init__(observation_space, features_dim)
@@ -128,7 +161,7 @@ def _pointer_tables():
     return rows, types, names
 
 
-class PointerExtractor(BaseFeaturesExtractor):
+class PointerExtractor(Extractor):
     """Card rows read as a set; features for a pointer-style action head.
 
     Every card row (with the slot facts that belong to it: a hand slot's playable targets,
@@ -257,29 +290,115 @@ class TrunkValue(nn.Module):
         return self.net(features[:, :self.trunk_dim])
 
 
-class PointerPolicy(MaskableActorCriticPolicy):
-    """MaskableActorCriticPolicy with ``PointerExtractor``, ``PointerHead`` and a value
-    from the trunk (net_arch must be empty: the extractor's output feeds both)."""
-
-    def _build(self, lr_schedule) -> None:
-        super()._build(lr_schedule)
-        fx = self.features_extractor if self.share_features_extractor \
-            else self.pi_features_extractor
-        if not isinstance(fx, PointerExtractor):
-            raise ValueError("PointerPolicy needs features_extractor_class=PointerExtractor")
-        self.action_net = PointerHead(fx.trunk_dim, fx.key_dim, self.action_space.n)
-        self.value_net = TrunkValue(fx.trunk_dim)
-        if self.ortho_init:
-            self.action_net.apply(partial(self.init_weights, gain=0.01))
-            self.value_net.apply(partial(self.init_weights, gain=1.0))
-        self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1),
-                                              **self.optimizer_kwargs)
-
-
 def pointer_policy(card_dim: int = 64, key_dim: int = 32, trunk_dim: int = 256):
-    """(policy class, policy_kwargs) for MaskablePPO with the pointer network."""
+    """(policy class, policy_kwargs) for MaskablePPO with the pointer network (needs the
+    train extra: the class is an sb3-contrib policy)."""
+    from .sb3_policy import PointerPolicy
     return (PointerPolicy,
             {"features_extractor_class": PointerExtractor,
              "features_extractor_kwargs": {"card_dim": card_dim, "key_dim": key_dim,
                                            "trunk_dim": trunk_dim},
              "net_arch": {"pi": [], "vf": []}})
+
+
+# ---------------------------------------------------------------------- for playing
+class MlpHeads(nn.Module):
+    """The actor's and the critic's layers over the features (SB3's ``MlpExtractor``:
+    the same modules under the same names, so its weights load here)."""
+
+    def __init__(self, features_dim: int, net_arch, activation: type[nn.Module]):
+        super().__init__()
+        pi, vf = ((net_arch.get("pi", []), net_arch.get("vf", []))
+                  if isinstance(net_arch, dict) else (net_arch, net_arch))
+
+        def stack(sizes):
+            layers, last = [], features_dim
+            for n in sizes:
+                layers += [nn.Linear(last, n), activation()]
+                last = n
+            return nn.Sequential(*layers), last
+
+        self.policy_net, self.latent_dim_pi = stack(pi)
+        self.value_net, self.latent_dim_vf = stack(vf)
+
+    def forward(self, features: th.Tensor):
+        return self.forward_actor(features), self.forward_critic(features)
+
+    def forward_actor(self, features: th.Tensor) -> th.Tensor:
+        return self.policy_net(features)
+
+    def forward_critic(self, features: th.Tensor) -> th.Tensor:
+        return self.value_net(features)
+
+
+class PolicyNetwork(nn.Module):
+    """A trained actor-critic, for playing: the modules of sb3-contrib's
+    ``MaskableActorCriticPolicy`` (or of ``PointerPolicy`` with ``pointer=True``) under
+    the same names -- ``features_extractor`` (also ``pi_``/``vf_features_extractor``),
+    ``mlp_extractor``, ``action_net``, ``value_net`` -- and the methods that read them,
+    without the optimizer, distributions or SB3 itself.
+
+    ``spec`` is the policy file's ``network`` field it was built from."""
+
+    def __init__(self, obs_size: int, n_actions: int, net_arch, activation: type[nn.Module],
+                 extractor: type[nn.Module], extractor_kwargs: dict, share: bool = True,
+                 pointer: bool = False, spec: dict | None = None):
+        super().__init__()
+        from nivel_env.env import OBS_HIGH, OBS_LOW
+        self.spec = dict(spec or {})
+        self.observation_space = spaces.Box(OBS_LOW, OBS_HIGH, (obs_size,), np.float32)
+        self.action_space = spaces.Discrete(n_actions)
+        self.share_features_extractor = bool(share)
+        self.features_extractor = extractor(self.observation_space, **extractor_kwargs)
+        self.pi_features_extractor = self.features_extractor
+        self.vf_features_extractor = (self.features_extractor if share else
+                                      extractor(self.observation_space, **extractor_kwargs))
+        dim = self.features_extractor.features_dim
+        self.mlp_extractor = MlpHeads(dim, net_arch, activation)
+        if pointer:
+            if not isinstance(self.features_extractor, PointerExtractor):
+                raise ValueError("the pointer policy needs the pointer feature extractor")
+            fx = self.features_extractor
+            self.action_net = PointerHead(fx.trunk_dim, fx.key_dim, n_actions)
+            self.value_net = TrunkValue(fx.trunk_dim)
+        else:
+            self.action_net = nn.Linear(self.mlp_extractor.latent_dim_pi, n_actions)
+            self.value_net = nn.Linear(self.mlp_extractor.latent_dim_vf, 1)
+        self.eval()
+
+    @property
+    def device(self) -> th.device:
+        for p in self.parameters():
+            return p.device
+        return th.device("cpu")
+
+    def set_training_mode(self, mode: bool) -> None:
+        self.train(mode)
+
+    def extract_features(self, obs: th.Tensor, features_extractor: nn.Module | None = None):
+        """Features of an observation batch (SB3's semantics: with separate extractors,
+        the actor's and the critic's as a pair)."""
+        obs = obs.float()
+        if self.share_features_extractor:
+            return (features_extractor or self.features_extractor)(obs)
+        return self.pi_features_extractor(obs), self.vf_features_extractor(obs)
+
+    def action_logits(self, obs: th.Tensor) -> th.Tensor:
+        """Unmasked action logits of an observation batch."""
+        latent = self.mlp_extractor.forward_actor(self.pi_features_extractor(obs.float()))
+        return self.action_net(latent)
+
+    def predict_values(self, obs: th.Tensor) -> th.Tensor:
+        """The critic's value of an observation batch, shape (batch, 1)."""
+        latent = self.mlp_extractor.forward_critic(self.vf_features_extractor(obs.float()))
+        return self.value_net(latent)
+
+    def forward(self, obs: th.Tensor):
+        return self.action_logits(obs), self.predict_values(obs)
+
+
+def __getattr__(name):                      # the SB3 class, where the train extra is installed
+    if name == "PointerPolicy":
+        from .sb3_policy import PointerPolicy
+        return PointerPolicy
+    raise AttributeError(f"module 'agents.network' has no attribute {name!r}")

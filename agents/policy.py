@@ -10,6 +10,14 @@ that only appended blocks since is read through the observation's prefix); anoth
 pool only warns (cards are read by their features, so a policy can play a new pool, if
 less well).
 
+Playing a file needs torch alone (``agents.network.PolicyNetwork``, the inference copy
+of sb3-contrib's actor-critic): the ``train``, ``rllib`` and ``tianshou`` extras all
+have it.  Writing one (``export_policy``) reads an SB3 policy, which training made.
+
+The network is first built on torch's ``meta`` device (no memory) and its tensor shapes
+compared with the file's, so sizes a file declares never allocate more than the weights
+it holds.
+
 Files written by nivel_env 0.1 (format version 1) held pickled Python classes; they are
 refused, and ``python -m agents.policy upgrade OLD.pt NEW.pt`` rewrites one into this
 format without running anything in it.
@@ -17,14 +25,20 @@ format without running anything in it.
 from __future__ import annotations
 
 import pickle
+import stat
 import sys
 import warnings
 import zipfile
 from pathlib import Path
 
 import numpy as np
-import torch as th
-from torch import nn
+
+try:
+    import torch as th
+    from torch import nn
+except ImportError as e:                # a core install: the heuristic plays, policies don't
+    raise ImportError(f"trained policies need torch: pip install torch==2.13.0 && "
+                      f"pip install -e \".[train]\" ({e})") from e
 
 from nivel_env.cards import load_card_db
 from nivel_env.env.encoder import LAYOUT_VERSION, READABLE_LAYOUTS
@@ -43,6 +57,14 @@ _NETWORK_FIELDS = {"obs_size": int, "n_actions": int, "net_arch": (dict, list),
                    "features_extractor_kwargs": dict, "share_features_extractor": bool,
                    "ortho_init": bool}
 _MAX_BYTES = 1 << 30                     # a policy file over 1 GiB is not ours
+#: the network kinds a file names in ``network.policy`` (absent: actor_critic)
+POLICY_KINDS = ("actor_critic", "pointer")
+#: a feature extractor's full class name (as SB3 training or a format-1 file names it)
+#: -> its name in a file
+_EXTRACTOR_NAMES = {"agents.network.CardSetExtractor": "card_set",
+                    "agents.network.PointerExtractor": "pointer",
+                    "agents.network.FlattenExtractor": "flatten",
+                    "stable_baselines3.common.torch_layers.FlattenExtractor": "flatten"}
 
 
 class PolicyFileError(ValueError):
@@ -50,20 +72,14 @@ class PolicyFileError(ValueError):
 
 
 def _extractors() -> dict:
-    """feature-extractor name in a file -> class (built on demand: imports SB3)."""
-    from stable_baselines3.common.torch_layers import FlattenExtractor
-
-    from .network import CardSetExtractor, PointerExtractor
+    """feature-extractor name in a file -> the torch class that plays it."""
+    from .network import CardSetExtractor, FlattenExtractor, PointerExtractor
     return {"card_set": CardSetExtractor, "flatten": FlattenExtractor,
             "pointer": PointerExtractor}
 
 
-def _policy_classes() -> dict:
-    """policy class name in a file -> class (a file without the field: actor_critic)."""
-    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
-
-    from .network import PointerPolicy
-    return {"actor_critic": MaskableActorCriticPolicy, "pointer": PointerPolicy}
+def _full_name(cls) -> str:
+    return f"{cls.__module__}.{cls.__qualname__}"
 
 
 def _name_of(table: dict, cls, what: str) -> str:
@@ -73,6 +89,23 @@ def _name_of(table: dict, cls, what: str) -> str:
     raise PolicyFileError(f"export_policy: the {what} {cls.__name__} has no name in "
                           f"agents.policy ({', '.join(table)}); add it there so files that "
                           f"use it can be loaded without running code")
+
+
+def regular_file(path: Path, what: str, error=None, max_bytes: int = _MAX_BYTES) -> None:
+    """Refuse, before opening it, a path that is missing, not a regular file (a named pipe
+    would block the reader forever, a device never end) or over ``max_bytes``; raises
+    ``error`` (default ``PolicyFileError``) naming the path."""
+    error = error or PolicyFileError
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        raise error(f"{path}: no such {what}") from None
+    except OSError as e:
+        raise error(f"{path}: cannot read it ({e.strerror or e})") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise error(f"{path}: not a regular file (a {what} is a .pt file)")
+    if st.st_size > max_bytes:
+        raise error(f"{path}: {st.st_size:,} bytes is too large for a {what}")
 
 
 def _plain(value, where: str):
@@ -88,9 +121,15 @@ def _plain(value, where: str):
 
 
 def network_spec(policy) -> dict:
-    """The plain-data description of a MaskableActorCriticPolicy's network."""
+    """The plain-data description of a policy's network: a ``PolicyNetwork``'s own, or a
+    MaskableActorCriticPolicy's (training: needs the train extra)."""
+    from .network import PolicyNetwork
+    if isinstance(policy, PolicyNetwork):
+        return dict(policy.spec)
+    from .sb3_policy import policy_classes
     data = policy._get_constructor_parameters()
-    kind = _name_of(_policy_classes(), type(policy), "policy class")
+    kind = _name_of(policy_classes(), type(policy), "policy class")
+    fx = data["features_extractor_class"]
     return {
         # the plain actor-critic is not named (files from before the field stay identical)
         **({} if kind == "actor_critic" else {"policy": kind}),
@@ -98,8 +137,8 @@ def network_spec(policy) -> dict:
         "n_actions": int(data["action_space"].n),
         "net_arch": _plain(data.get("net_arch") or [], "net_arch"),
         "activation": _name_of(ACTIVATIONS, data["activation_fn"], "activation"),
-        "features_extractor": _name_of(_extractors(), data["features_extractor_class"],
-                                       "feature extractor"),
+        "features_extractor": _EXTRACTOR_NAMES.get(_full_name(fx)) or _name_of(
+            _extractors(), fx, "feature extractor"),
         "features_extractor_kwargs": _plain(data.get("features_extractor_kwargs") or {},
                                             "features_extractor_kwargs"),
         "share_features_extractor": bool(getattr(policy, "share_features_extractor", True)),
@@ -131,17 +170,7 @@ def export_policy(model, path: str | Path, meta: dict | None = None) -> Path:
 
 def _load_plain(path: Path, device: str):
     """The file's contents, unpickled with torch's weights-only loader (no code runs)."""
-    try:
-        st = path.stat()
-    except FileNotFoundError:
-        raise PolicyFileError(f"{path}: no such policy file") from None
-    except OSError as e:
-        raise PolicyFileError(f"{path}: cannot read it ({e.strerror or e})") from None
-    import stat as _stat
-    if not _stat.S_ISREG(st.st_mode):
-        raise PolicyFileError(f"{path}: not a regular file (a policy file is a .pt file)")
-    if st.st_size > _MAX_BYTES:
-        raise PolicyFileError(f"{path}: {st.st_size:,} bytes is too large for a policy file")
+    regular_file(path, "policy file")
     try:
         return th.load(path, map_location=device, weights_only=True)
     except pickle.UnpicklingError as e:
@@ -169,9 +198,9 @@ def _check_network(path: Path, net) -> dict:
         if not isinstance(v, typ) or (typ is int and isinstance(v, bool)):
             raise PolicyFileError(f"{path}: field 'network.{key}' is missing or not "
                                   f"{getattr(typ, '__name__', 'a list or mapping')}: {v!r}"[:300])
-    if net.get("policy", "actor_critic") not in _policy_classes():
+    if net.get("policy", "actor_critic") not in POLICY_KINDS:
         raise PolicyFileError(f"{path}: field 'network.policy' {net['policy']!r} is not one "
-                              f"of {', '.join(_policy_classes())}")
+                              f"of {', '.join(POLICY_KINDS)}")
     if net["activation"] not in ACTIVATIONS:
         raise PolicyFileError(f"{path}: field 'network.activation' {net['activation']!r} is "
                               f"not one of {', '.join(ACTIVATIONS)}")
@@ -193,6 +222,12 @@ def _check_network(path: Path, net) -> dict:
         if not isinstance(k, str) or not (isinstance(v, (int, float, str, bool)) or v is None):
             raise PolicyFileError(f"{path}: field 'network.features_extractor_kwargs' holds "
                                   f"{k!r}: {v!r}; plain values only"[:300])
+        if isinstance(v, int) and not isinstance(v, bool) and not 0 < v <= 65536:
+            raise PolicyFileError(f"{path}: field 'network.features_extractor_kwargs.{k}' "
+                                  f"must be a size in 1..65536, got {v!r}"[:300])
+    if not 0 < net["n_actions"] <= 65536:
+        raise PolicyFileError(f"{path}: field 'network.n_actions' must be in 1..65536, got "
+                              f"{net['n_actions']!r}")
     return net
 
 
@@ -240,34 +275,41 @@ def read_policy_file(path: str | Path, device: str = "cpu"):
 
 
 def _network_with_weights(path, net: dict, state: dict):
-    """The network ``net`` describes, with ``state``'s weights (float16 files widened)."""
-    policy = build_policy(net)
-    try:
-        policy.load_state_dict({k: v.float() if v.is_floating_point() else v
-                                for k, v in state.items()})
-    except RuntimeError as e:
+    """The network ``net`` describes, with ``state``'s weights (float16 files widened).
+    Its shape is checked against the weights on the meta device first, so a file that
+    declares huge layers is refused before anything is allocated."""
+    with th.device("meta"):
+        shape = build_policy(net, path).state_dict()
+    have = {k: tuple(v.shape) for k, v in state.items()}
+    want = {k: tuple(v.shape) for k, v in shape.items()}
+    if have != want:
+        missing, extra = sorted(set(want) - set(have)), sorted(set(have) - set(want))
+        wrong = [f"{k} is {have[k]}, the network needs {want[k]}" for k in sorted(want)
+                 if k in have and have[k] != want[k]]
+        why = "; ".join(([f"missing {', '.join(missing[:3])}"] if missing else [])
+                        + ([f"unexpected {', '.join(extra[:3])}"] if extra else [])
+                        + wrong[:3])
         raise PolicyFileError(f"{path}: the weights do not fit the network it describes "
-                              f"({str(e).splitlines()[0][:300]})") from None
+                              f"in field 'network' ({why})"[:600])
+    policy = build_policy(net, path)
+    policy.load_state_dict({k: v.float() if v.is_floating_point() else v
+                            for k, v in state.items()})
     return policy
 
 
-def build_policy(net: dict):
-    """A MaskableActorCriticPolicy (or subclass) with the shape ``net`` (a checked
-    ``network`` field)."""
-    from gymnasium import spaces
-
-    from nivel_env.env import OBS_HIGH, OBS_LOW
-    space = spaces.Box(OBS_LOW, OBS_HIGH, (net["obs_size"],), np.float32)
+def build_policy(net: dict, path="policy"):
+    """The ``PolicyNetwork`` (plain torch) with the shape ``net`` (a checked ``network``
+    field), freshly initialised."""
+    from .network import PolicyNetwork
     try:
-        return _policy_classes()[net.get("policy", "actor_critic")](
-            space, spaces.Discrete(net["n_actions"]), lambda _: 0.0,
-            net_arch=net["net_arch"], activation_fn=ACTIVATIONS[net["activation"]],
-            ortho_init=net["ortho_init"],
-            features_extractor_class=_extractors()[net["features_extractor"]],
-            features_extractor_kwargs=net["features_extractor_kwargs"],
-            share_features_extractor=net["share_features_extractor"])
+        return PolicyNetwork(
+            net["obs_size"], net["n_actions"], net["net_arch"], ACTIVATIONS[net["activation"]],
+            _extractors()[net["features_extractor"]], net["features_extractor_kwargs"],
+            share=net["share_features_extractor"],
+            pointer=net.get("policy", "actor_critic") == "pointer", spec=net)
     except (TypeError, ValueError, RuntimeError) as e:
-        raise PolicyFileError(f"the network it describes cannot be built ({e})") from None
+        raise PolicyFileError(f"{path}: the network it describes cannot be built "
+                              f"({str(e)[:300]})") from None
 
 
 def frozen_copy(policy, device=None):
@@ -330,12 +372,10 @@ class PolicyAgent:
     def _logits(self, observations, masks) -> np.ndarray:
         """Unmasked action logits, straight from the network (no distribution object)."""
         k = len(masks)
-        p = self.policy
         with th.no_grad():
             obs = th.as_tensor(np.asarray(observations, dtype=np.float32)).reshape(k, -1)
-            obs = obs[:, :self.n_obs].to(p.device)      # an earlier layout: its prefix
-            features = p.extract_features(obs, p.pi_features_extractor)
-            return p.action_net(p.mlp_extractor.forward_actor(features)).float().cpu().numpy()
+            obs = obs[:, :self.n_obs].to(self.policy.device)   # an earlier layout: its prefix
+            return actor_logits(self.policy, obs).float().cpu().numpy()
 
     def _choose(self, logits: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """Greedy at temperature 0, else a draw from the tempered legal distribution (the
@@ -354,6 +394,13 @@ class PolicyAgent:
             uniform = np.where(masks, u[:, 1:], -1.0).argmax(axis=1)
             out = np.where(u[:, 0] < self.random_share, uniform, out)
         return out
+
+
+def actor_logits(policy, obs: th.Tensor) -> th.Tensor:
+    """Unmasked action logits of a float observation batch, from a ``PolicyNetwork`` or
+    an SB3 actor-critic alike (they hold the same modules)."""
+    features = policy.pi_features_extractor(obs.float())
+    return policy.action_net(policy.mlp_extractor.forward_actor(features))
 
 
 class _Inert:
@@ -378,16 +425,13 @@ def _name(x) -> str:
     return cls.qualname if issubclass(cls, _Inert) else repr(x)
 
 
-def _full_name(cls) -> str:
-    return f"{cls.__module__}.{cls.__qualname__}"
-
-
 def upgrade_policy_file(old: str | Path, new: str | Path) -> Path:
     """Rewrite a nivel_env 0.1 policy file (format 1, which pickled Python classes) as a
     plain-data file.  The old file is read with torch's weights-only unpickler, every
     class or function it names replaced by an inert stand-in, so nothing in it runs; the
     network shape is rebuilt from those names and the weights' shapes."""
     old, new = Path(old), Path(new)
+    regular_file(old, "policy file")
     try:
         names = th.serialization.get_unsafe_globals_in_checkpoint(old)
         stubs = [(type(n, (_Inert,), {"qualname": n}), n) for n in names]
@@ -407,8 +451,7 @@ def upgrade_policy_file(old: str | Path, new: str | Path) -> Path:
                               f"nivel_env cannot read")
     by_name = {_full_name(c): n for n, c in ACTIVATIONS.items()}
     act = by_name.get(_name(data.get("activation_fn")))
-    ext = {_full_name(c): n for n, c in _extractors().items()}.get(
-        _name(data.get("features_extractor_class")))
+    ext = _EXTRACTOR_NAMES.get(_name(data.get("features_extractor_class")))
     if act is None or ext is None:
         raise PolicyFileError(f"{old}: activation {_name(data.get('activation_fn'))} or "
                               f"extractor {_name(data.get('features_extractor_class'))} has no "

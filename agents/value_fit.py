@@ -32,6 +32,10 @@ from torch import nn
 VALUE_FORMAT = "nivel_env.value_head"
 VALUE_VERSION = 1
 TEMPERATURES = (0.0, 0.5, 1.0)
+#: the largest width or hidden size a value-head file may declare (a policy's critic
+#: features are a few hundred wide)
+MAX_SIZE = 65536
+_MAX_BYTES = 64 << 20                   # a value head is a few hundred kilobytes
 
 
 class ValueFileError(ValueError):
@@ -73,8 +77,14 @@ class ValueHead(nn.Module):
 
 def load_value_head(path: str | Path, policy_path: str | Path | None = None) -> ValueHead:
     """A value head from ``path``; with ``policy_path``, refuse a head fit to another
-    policy (the features would mean something else)."""
+    policy (the features would mean something else).
+
+    Only regular files are opened (a named pipe would block forever), and the sizes the
+    file declares are checked against bounds and against its own tensors' shapes before
+    the head is built: a bad file gets a ``ValueFileError`` naming it and the field."""
+    from .policy import PolicyFileError, regular_file
     path = Path(path)
+    regular_file(path, "value-head file", ValueFileError, _MAX_BYTES)
     try:
         saved = th.load(path, map_location="cpu", weights_only=True)
     except Exception as e:                          # noqa: BLE001 -- any unreadable file
@@ -85,16 +95,47 @@ def load_value_head(path: str | Path, policy_path: str | Path | None = None) -> 
     if saved.get("version") != VALUE_VERSION:
         raise ValueFileError(f"{path}: value-head version {saved.get('version')!r}; this "
                              f"nivel_env reads {VALUE_VERSION}")
-    if policy_path is not None and saved.get("policy_sha256") != sha256(policy_path):
-        raise ValueFileError(f"{path}: fit to another policy than {policy_path} (its "
-                             f"policy_sha256 does not match)")
-    head = ValueHead(int(saved["width"]), int(saved["hidden"]))
-    try:
-        head.load_state_dict({k: v.float() for k, v in saved["state_dict"].items()})
-    except (RuntimeError, KeyError) as e:
-        raise ValueFileError(f"{path}: weights do not fit the head ({str(e)[:200]})") from None
-    head.meta = saved.get("meta", {})
+    width, hidden = _declared_shape(path, saved)
+    if policy_path is not None:
+        try:
+            regular_file(Path(policy_path), "policy file")
+        except PolicyFileError as e:
+            raise ValueFileError(str(e)) from None
+        if saved.get("policy_sha256") != sha256(policy_path):
+            raise ValueFileError(f"{path}: fit to another policy than {policy_path} (its "
+                                 f"policy_sha256 does not match)")
+    head = ValueHead(width, hidden)
+    head.load_state_dict({k: v.float() for k, v in saved["state_dict"].items()})
+    meta = saved.get("meta", {})
+    head.meta = meta if isinstance(meta, dict) else {}
     return head.eval()
+
+
+def _declared_shape(path: Path, saved: dict) -> tuple[int, int]:
+    """(width, hidden) a value-head file declares, once both are sizes within
+    ``MAX_SIZE`` and its ``state_dict`` holds exactly the tensors of that head."""
+    sizes = {}
+    for field in ("width", "hidden"):
+        v = saved.get(field)
+        if not isinstance(v, int) or isinstance(v, bool) or not 0 < v <= MAX_SIZE:
+            raise ValueFileError(f"{path}: field '{field}' must be a size in 1..{MAX_SIZE}, "
+                                 f"got {v!r}"[:300])
+        sizes[field] = v
+    w, h = sizes["width"], sizes["hidden"]
+    want = {"net.0.weight": (h, w), "net.0.bias": (h,), "net.2.weight": (1, h),
+            "net.2.bias": (1,)}
+    state = saved.get("state_dict")
+    if not isinstance(state, dict) or not all(isinstance(v, th.Tensor) and
+                                              v.is_floating_point() for v in state.values()):
+        raise ValueFileError(f"{path}: field 'state_dict' must map names to float tensors")
+    have = {k: tuple(v.shape) for k, v in state.items()}
+    if have != want:
+        wrong = [f"{k} {have.get(k, 'missing')}, width {w} and hidden {h} need {s}"
+                 for k, s in want.items() if have.get(k) != s]
+        wrong += [f"unexpected {k}" for k in have if k not in want]
+        raise ValueFileError(f"{path}: field 'state_dict' does not fit the declared width "
+                             f"and hidden sizes ({'; '.join(wrong[:3])})"[:400])
+    return w, h
 
 
 # ------------------------------------------------------------------ self-play data

@@ -73,7 +73,6 @@ def test_bad_input_is_named(argv, fault, tmp_path):
 
 def test_lockstep_blocks_play_the_same_games_as_one_at_a_time():
     pytest.importorskip("torch")
-    pytest.importorskip("sb3_contrib")
     # a pilot that draws from its generator (random_share), so the seeding must match too
     pilot = "nv2-ppo:random_share=0.3"
     tasks = [("ember-rush", "gale-runners", pilot, pilot, 1000 + s, None, "decks")
@@ -93,6 +92,20 @@ def test_default_pilot_falls_back_without_the_training_extras(monkeypatch):
                         lambda name, *a: None if name == "torch" else real(name, *a))
     pilot, why = evaluate.default_pilot()
     assert pilot == evaluate.PILOT_FALLBACK and "torch" in why
+
+
+def test_the_default_pilot_needs_torch_not_stable_baselines(monkeypatch):
+    """A policy file plays with torch alone, so an install with torch but without
+    sb3-contrib (the rllib or tianshou extra) gets the trained pilot."""
+    import importlib.util
+    real = importlib.util.find_spec
+    if real("torch") is None:
+        pytest.skip("needs torch")
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name.startswith(("sb3_contrib",
+                                                                  "stable_baselines3"))
+                        else real(name, *a))
+    assert evaluate.default_pilot() == (evaluate.PILOT, "the default")
 
 
 def test_tune_proposes_legal_swaps_and_records_its_path(tmp_path, capsys):
@@ -139,7 +152,6 @@ def test_deal_swap_reshuffles_and_is_reported(tmp_path):
 
 def test_policy_pilot_results_do_not_depend_on_workers(tmp_path):
     pytest.importorskip("torch")
-    pytest.importorskip("sb3_contrib")
     reps = []
     for workers in ("1", "2"):
         out = tmp_path / workers

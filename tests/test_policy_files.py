@@ -2,16 +2,19 @@
 
 Each hostile file here is handed to every public way in (``read_policy_file``,
 ``load_opponent``, ``PolicyAgent``); a file that would run code when unpickled leaves a
-marker file behind if it ever is, so a test fails on any loader that executes it.
+marker file behind if it ever is, so a test fails on any loader that executes it.  A
+policy file plays with torch alone (no stable-baselines3), so every extra with torch can
+use the shipped opponents; value-head files get the same checks.
 """
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
-pytest.importorskip("sb3_contrib")
 
 from agents import bundled_opponents, load_opponent  # noqa: E402
 from agents.opponents import POLICY_DIR  # noqa: E402
@@ -128,28 +131,36 @@ def test_a_file_named_like_a_bundled_opponent_does_not_replace_it(tmp_path, monk
     assert set(bundled_opponents()) >= {"random", "heuristic", "nv1-ppo"}
 
 
-def test_export_and_read_round_trip_plays_the_same(tmp_path):
+@pytest.mark.parametrize("net", ["card_set", "pointer", "separate"])
+def test_export_and_read_round_trip_plays_the_same(tmp_path, net):
+    """What MaskablePPO trained (an SB3 policy) and what the file plays (plain torch) give
+    the same action distribution and value, for each network kind."""
+    pytest.importorskip("sb3_contrib")
     from sb3_contrib import MaskablePPO
 
-    from agents.network import policy_kwargs
+    from agents.network import PolicyNetwork, pointer_policy, policy_kwargs
     from nivel_env import NivelArenaGymEnv
     env = NivelArenaGymEnv(decks=("ember-rush", "stone-bastion"))
-    model = MaskablePPO("MlpPolicy", env, n_steps=32, policy_kwargs=policy_kwargs(), seed=0,
-                        device="cpu")
+    cls, kw = pointer_policy(16, 8, 32) if net == "pointer" else ("MlpPolicy", policy_kwargs())
+    if net == "separate":
+        kw = {**kw, "share_features_extractor": False}
+    model = MaskablePPO(cls, env, n_steps=32, policy_kwargs=kw, seed=0, device="cpu")
     path = export_policy(model, tmp_path / "p.pt", {"command": "test"})
     torch.load(path, weights_only=True)
     agent = PolicyAgent(path)
-    assert agent.meta["command"] == "test"
+    assert agent.meta["command"] == "test" and isinstance(agent.policy, PolicyNetwork)
     obs, _ = env.reset(seed=3)
     for _ in range(30):
         mask = env.action_masks()
         with torch.no_grad():
             x = torch.as_tensor(obs).reshape(1, -1)
             a = model.policy.get_distribution(x, action_masks=mask.reshape(1, -1))
-            b = agent.policy.get_distribution(x, action_masks=mask.reshape(1, -1))
-        la, lb = a.distribution.logits[0][mask], b.distribution.logits[0][mask]
+            lb = torch.as_tensor(agent._logits(x.numpy(), mask.reshape(1, -1))[0][mask])
+            va, vb = model.policy.predict_values(x), agent.policy.predict_values(x)
+        la = a.distribution.logits[0][mask]
         # float16 storage: same ranking of legal moves up to fp16 rounding
-        assert torch.allclose(la, lb, atol=2e-2)
+        assert torch.allclose(la - la.logsumexp(0), lb - lb.logsumexp(0), atol=2e-2)
+        assert torch.allclose(va, vb, atol=2e-2)
         obs, _, done, trunc, _ = env.step(int(np.flatnonzero(mask)[int(lb.argmax())]))
         if done or trunc:
             obs, _ = env.reset()
@@ -159,10 +170,17 @@ def test_export_and_read_round_trip_plays_the_same(tmp_path):
 def test_upgrade_rewrites_a_format_1_file_running_nothing(tmp_path):
     """A nivel_env 0.1 file pickled classes and functions; upgrade reads it with the
     weights-only loader (inert stand-ins for every name) and writes the same network."""
-    from agents.policy import upgrade_policy_file
+    from agents.network import CardSetExtractor
+    from agents.policy import ACTIVATIONS, upgrade_policy_file
     policy, meta = read_policy_file(SHIPPED)
     marker = tmp_path / "pwned"
-    data = {**policy._get_constructor_parameters(), "x": _Payload(marker)}
+    net = policy.spec
+    # what SB3's _get_constructor_parameters held: spaces, classes, plain values
+    data = {"observation_space": policy.observation_space, "action_space": policy.action_space,
+            "net_arch": net["net_arch"], "activation_fn": ACTIVATIONS[net["activation"]],
+            "features_extractor_class": CardSetExtractor,
+            "features_extractor_kwargs": net["features_extractor_kwargs"],
+            "ortho_init": net["ortho_init"], "x": _Payload(marker)}
     old = tmp_path / "old.pt"
     torch.save({"format": FORMAT, "version": 1, "meta": meta, "data": data,
                 "state_dict": {k: v.half() for k, v in policy.state_dict().items()}}, old)
@@ -176,3 +194,96 @@ def test_upgrade_rewrites_a_format_1_file_running_nothing(tmp_path):
     junk.write_bytes(b"junk")
     with pytest.raises(PolicyFileError, match="junk.pt"):
         upgrade_policy_file(junk, tmp_path / "j2.pt")
+
+
+def test_every_shipped_policy_plays_with_torch_alone():
+    """The rllib and tianshou extras install torch but not stable-baselines3: each shipped
+    policy (and the search over nv2-ppo, with its value head) must load and move there."""
+    from blocked_imports import run_without
+    code = """
+import sys
+from agents import load_opponent
+from agents.opponents import POLICY_DIR
+from nivel_env.cards import load_deck
+from nivel_env.engine import N_ACTIONS, new_game
+from nivel_env.env.encoder import Encoder
+deck = load_deck("ember-rush")
+g = new_game(deck, load_deck("stone-bastion"), seed=3)
+legal = g.legal_actions()
+obs = Encoder(deck.db).encode(g, g.current_player, legal)
+mask = [a in legal for a in range(N_ACTIONS)]
+names = sorted(p.stem for p in POLICY_DIR.glob("*.pt"))
+assert names, "no shipped policy"
+for name in names:
+    a = load_opponent(name)
+    assert a.act(obs, mask) in legal, name
+s = load_opponent("nv2-search:simulations=4,worlds=1")
+assert s.act_state(g.clone()) in legal
+bad = [m for m in sys.modules if m.split(".")[0] in ("stable_baselines3", "sb3_contrib")]
+assert not bad, bad
+print("played", names)
+"""
+    run = run_without({"stable_baselines3", "sb3_contrib"}, ["-c", code], timeout=120)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert "nv2-ppo" in run.stdout
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes")
+@pytest.mark.parametrize("how", ["upgrade", "value_head", "value_head_policy", "policy"])
+def test_a_named_pipe_is_refused_not_waited_on(tmp_path, how):
+    """Opening a FIFO for reading blocks until a writer comes: each loader must refuse
+    it from its file type first (run in a subprocess, so a hang is a timeout)."""
+    fifo = tmp_path / "pipe.pt"
+    os.mkfifo(fifo)
+    shipped = POLICY_DIR / "nv2-ppo.pt"
+    value = POLICY_DIR.parent / "values" / "nv2-ppo.pt"
+    code = {"upgrade": ["-m", "agents.policy", "upgrade", str(fifo), str(tmp_path / "n.pt")],
+            "value_head": ["-c", f"from agents.value_fit import load_value_head\n"
+                                 f"load_value_head({str(fifo)!r})"],
+            "value_head_policy": ["-c", f"from agents.value_fit import load_value_head\n"
+                                        f"load_value_head({str(value)!r}, {str(fifo)!r})"],
+            "policy": ["-c", f"from agents.policy import read_policy_file\n"
+                             f"read_policy_file({str(fifo)!r})"]}[how]
+    try:
+        run = subprocess.run([sys.executable, *code], capture_output=True, text=True,
+                             timeout=60, cwd=Path(__file__).parent.parent)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"{how}: waited on the named pipe")
+    assert run.returncode != 0
+    assert "pipe.pt: not a regular file" in run.stderr, run.stderr[-2000:]
+    assert shipped.exists()
+
+
+def _value_file(path, **changes):
+    from agents.value_fit import VALUE_FORMAT, VALUE_VERSION
+    head = {"net.0.weight": torch.zeros(8, 4, dtype=torch.float16),
+            "net.0.bias": torch.zeros(8, dtype=torch.float16),
+            "net.2.weight": torch.zeros(1, 8, dtype=torch.float16),
+            "net.2.bias": torch.zeros(1, dtype=torch.float16)}
+    saved = {"format": VALUE_FORMAT, "version": VALUE_VERSION, "width": 4, "hidden": 8,
+             "policy_sha256": "0" * 64, "state_dict": head, "meta": {}}
+    saved.update(changes)
+    torch.save(saved, path)
+    return path
+
+
+@pytest.mark.parametrize("changes, field", [
+    ({"width": 10 ** 9, "hidden": 10 ** 9}, "field 'width' must be a size in 1..65536"),
+    ({"hidden": 2 ** 40}, "field 'hidden' must be a size"),
+    ({"width": -3}, "field 'width'"),
+    ({"width": True}, "field 'width'"),
+    ({"width": "4"}, "field 'width'"),
+    ({"width": 5}, "field 'state_dict' does not fit the declared width"),
+    ({"hidden": 60000}, "field 'state_dict' does not fit"),
+    ({"state_dict": {"net.0.weight": torch.zeros(8, 4)}}, "net.0.bias missing"),
+    ({"state_dict": [1, 2]}, "field 'state_dict' must map names to float tensors"),
+])
+def test_a_value_head_with_bad_sizes_is_refused_before_anything_is_built(tmp_path, changes,
+                                                                          field):
+    from agents.value_fit import ValueFileError, load_value_head
+    path = _value_file(tmp_path / "head.pt", **changes)
+    with pytest.raises(ValueFileError, match=r"head\.pt: ") as e:
+        load_value_head(path)
+    assert field in str(e.value)
+    ok = load_value_head(_value_file(tmp_path / "ok.pt"))
+    assert ok.width == 4 and ok.hidden == 8
