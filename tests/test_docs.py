@@ -29,3 +29,31 @@ def test_rulings_page_covers_every_option_and_section():
         assert f"### {section}." in text
     for f in fields(RuleConfig):
         assert f"`{f.name}`" in text, f.name
+
+
+def test_observation_and_action_sizes_in_the_docs_are_the_envs():
+    """Every size the README and docs give for the observation vector and the action
+    mask (``float32[N]``, ``(n, N)``, ``Total: N``) is the environments' own: the README
+    said 9,519 after the vector had grown to 11,097.  (docs/benchmarks.md records
+    earlier sizes on purpose and is left out.)"""
+    from nivel_env import NivelArenaGymEnv, env
+    obs_size = env().observation_space("player_0")["observation"].shape[0]
+    n_actions = env().action_space("player_0").n
+    assert NivelArenaGymEnv().observation_space.shape == (obs_size,)
+    patterns = [
+        (r"float32\[([\d,]+)\]", obs_size), (r"float32 `\(n, ([\d,]+)\)`", obs_size),
+        (r"Total: ([\d,]+) float32 values", obs_size), (r"observation vector of ([\d,]+)", obs_size),
+        (r"int8\[([\d,]+)\]", n_actions), (r"bool `\(n, ([\d,]+)\)`", n_actions),
+    ]
+    found = 0
+    for path in DOCS:
+        if path.name == "benchmarks.md":
+            continue
+        text = path.read_text(encoding="utf-8")
+        for pattern, size in patterns:
+            for m in re.finditer(pattern, text):
+                found += 1
+                line = text.count("\n", 0, m.start()) + 1
+                assert int(m.group(1).replace(",", "")) == size, \
+                    f"{path.name}:{line}: {m.group(0)!r}, the environments' size is {size:,}"
+    assert found >= 6

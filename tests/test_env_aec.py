@@ -310,3 +310,117 @@ def test_determinize_keeps_what_the_player_sees():
         while not h.is_terminal():
             legal = h.legal_actions()
             h.apply_action(legal[r.randrange(len(legal))])
+
+
+# ------------------------------------------------------------------ after the end, illegal moves
+
+def play_out(e, seed):
+    """Masked random play to the end, every agent stepped out."""
+    r = random.Random(seed)
+    for agent in e.agent_iter():
+        obs, _rew, term, trunc, _info = e.last()
+        if term or trunc:
+            e.step(None)
+            continue
+        legal = np.flatnonzero(obs["action_mask"])
+        e.step(int(legal[r.randrange(len(legal))]))
+
+
+def test_last_and_action_name_after_every_agent_stepped_out():
+    """PettingZoo's loop ends when every agent has stepped out; ``last()`` after that is
+    a clear RuntimeError (it was a KeyError), ``action_name`` names ids by the action
+    table before reset and after the end (it raised, or named cards of a finished game)."""
+    e = env(decks=("ember-rush", "stone-bastion"))
+    assert e.action_name(17) == "play hand slot 2 -> lane 1"        # before reset
+    e.reset(seed=4)
+    play_out(e, 4)
+    assert e.agents == []
+    with pytest.raises(RuntimeError, match=r"every agent has stepped out.*call reset"):
+        e.last()
+    with pytest.raises(RuntimeError, match="call reset"):
+        e.step(None)
+    assert e.action_name(8) == "play hand slot 0 -> lane 0"
+    assert e.action_name(170) == "activate leader effect 2"
+    assert e.action_name(210) == "pick candidate 1"
+    assert e.legal_action_names() == {}
+    e.reset(seed=5)                                                   # and it goes on
+    obs, *_ = e.last()
+    assert obs["action_mask"].any()
+
+
+def test_illegal_action_lose_ends_the_game_as_pettingzoo_classic_does():
+    e = env(illegal_action="lose")
+    e.reset(seed=2)
+    for _ in range(6):                                  # into the game a little
+        e.step(int(np.flatnonzero(e.last()[0]["action_mask"])[0]))
+    offender = e.agent_selection
+    other = next(a for a in e.agents if a != offender)
+    before = e.unwrapped.game.to_dict()
+    mask = e.last()[0]["action_mask"]
+    illegal = int(np.flatnonzero(mask == 0)[-1])
+    e.step(illegal)
+    assert e.unwrapped.game.to_dict() == before                     # the game as it was
+    obs, reward, term, trunc, info = e.last()
+    assert e.agent_selection == offender and (reward, term, trunc) == (-1.0, True, False)
+    assert str(illegal) in info["illegal_action"] and offender in info["illegal_action"]
+    assert e.rewards == {offender: -1.0, other: 0.0}
+    assert all(e.terminations.values()) and not obs["action_mask"].any()
+    assert not e.observe(other)["action_mask"].any()
+    assert e.legal_action_names() == {}
+    with pytest.raises(IllegalActionError, match=r"step\(None\)"):
+        e.step(int(np.flatnonzero(mask)[0]))
+    seen = {}
+    for agent in e.agent_iter():
+        _, reward, term, _, info = e.last()
+        seen[agent] = reward
+        assert term and "illegal_action" in info
+        e.step(None)
+    assert seen == {offender: -1.0, other: 0.0} and e.agents == []
+    # ids outside the action space raise in this mode too, changing nothing
+    e.reset(seed=2)
+    before = e.unwrapped.game.to_dict()
+    for bad in (N_ACTIONS, -1, 2.5, "3"):
+        with pytest.raises(IllegalActionError):
+            e.step(bad)
+    assert e.unwrapped.game.to_dict() == before and not any(e.terminations.values())
+    with pytest.raises(ValueError, match="illegal_action must be 'raise' or 'lose'"):
+        env(illegal_action=None)
+
+
+def test_api_test_passes_with_illegal_action_lose():
+    api_test(env(illegal_action="lose"), num_cycles=300)
+    # and unmasked random play: every game ends, by the rules or by an illegal move
+    e = env(illegal_action="lose")
+    rng = random.Random(0)
+    endings = set()
+    for seed in range(6):
+        e.reset(seed=seed)
+        wild = 0.02 if seed % 2 else 0.0                # odd seeds: some unmasked moves
+        for agent in e.agent_iter():
+            _, _, term, trunc, info = e.last()
+            if term or trunc:
+                endings.add("illegal" if "illegal_action" in info else "rules")
+                e.step(None)
+                continue
+            legal = np.flatnonzero(e.last()[0]["action_mask"])
+            e.step(rng.randrange(N_ACTIONS) if rng.random() < wild else
+                   int(legal[rng.randrange(len(legal))]))
+    assert endings == {"illegal", "rules"}
+
+
+def test_rgb_array_frames_have_one_size_over_a_whole_game():
+    e = env(render_mode="rgb_array")
+    e.reset(seed=6)
+    shapes = set()
+    r = random.Random(6)
+    for agent in e.agent_iter():
+        shapes.add(e.render().shape)
+        obs, _rew, term, trunc, _info = e.last()
+        if term or trunc:
+            e.step(None)
+            continue
+        legal = np.flatnonzero(obs["action_mask"])
+        e.step(int(legal[r.randrange(len(legal))]))
+    assert len(shapes) == 1
+    from nivel_env.env.image import FRAME_SIZE
+    assert shapes == {FRAME_SIZE + (3,)}

@@ -171,3 +171,109 @@ def test_both_environments_share_one_core_and_one_random_player():
     game, pair = src.new_game()
     assert [d.name for d in pair] == [d.name for d in a.unwrapped.decks]
     assert game.to_dict() == a.unwrapped.game.to_dict()
+
+
+# ------------------------------------------------------------------ seats, names, illegal
+
+def test_bad_seats_are_refused_at_construction():
+    """``seat=1.0`` used to be accepted and fail at the first reset (a float index)."""
+    for bad in (1.0, 0.0, True, False, "1", 2, -1, None, np.float64(1)):
+        with pytest.raises(ValueError, match="seat must be 0, 1 or 'random'"):
+            NivelArenaGymEnv(seat=bad)
+    e = NivelArenaGymEnv(seat=np.int64(1))
+    e.reset(seed=0)
+    assert e.seat == 1 and type(e.seat) is int
+    with pytest.raises(ValueError, match="seat must be 0, 1 or 'random'"):
+        e.reset(options={"seat": 1.0})
+
+
+def test_action_names_before_reset_during_and_after_the_episode():
+    """Action ids are fixed: before ``reset()`` and after the end an id is named by the
+    action table; during the episode in the context of the learner's decision."""
+    e = NivelArenaGymEnv(seat=0)
+    assert e.action_name(0) == "keep opening hand"
+    assert e.action_name(17) == "play hand slot 2 -> lane 1"
+    assert e.action_name(np.int64(201)) == "attack with the unit in lane 1"
+    assert "out of range" in e.action_name(N_ACTIONS + 3)
+    with pytest.raises(IllegalActionError, match="integer"):
+        e.action_name(2.7)
+    run_episode(e, 0)
+    assert e.action_name(17) == "play hand slot 2 -> lane 1"
+    e.reset(seed=1)
+    while e.game.decision_name != "main":
+        e.step(int(np.flatnonzero(e.action_masks())[0]))
+    hand = e.game.hand[e.seat]
+    assert e.game.card(hand[0]).name in e.action_name(8)     # names the card in slot 0
+
+
+def test_illegal_action_lose_ends_the_episode_and_changes_nothing():
+    e = NivelArenaGymEnv(seat=0, illegal_action="lose")
+    obs, _ = e.reset(seed=3)
+    before = e.game.to_dict()
+    illegal = int(np.flatnonzero(~e.action_masks())[0])
+    obs2, r, term, trunc, info = e.step(illegal)
+    assert (r, term, trunc) == (-1.0, True, False)
+    assert str(illegal) in info["illegal_action"] and "not legal" in info["illegal_action"]
+    assert info["returns"] == (-1.0, 0.0)
+    assert e.game.to_dict() == before and np.array_equal(obs, obs2)
+    assert not e.action_masks().any()
+    with pytest.raises(RuntimeError, match="episode is over"):
+        e.step(int(np.flatnonzero(e.game.legal_actions())[0]))
+    assert e.action_name(0) == "keep opening hand"
+    # ids outside the action space and non-integers still raise, changing nothing
+    e.reset(seed=3)
+    for bad in (N_ACTIONS, -1, 2.5, "3"):
+        with pytest.raises(IllegalActionError):
+            e.step(bad)
+    assert e.game.to_dict() == before
+    e.step(int(np.flatnonzero(e.action_masks())[0]))           # the episode goes on
+    # the default raises, as before
+    d = NivelArenaGymEnv(seat=0)
+    d.reset(seed=3)
+    with pytest.raises(IllegalActionError, match="not legal"):
+        d.step(illegal)
+    with pytest.raises(ValueError, match="illegal_action must be 'raise' or 'lose'"):
+        NivelArenaGymEnv(illegal_action="ignore")
+
+
+def test_gymnasium_check_env_passes_with_illegal_action_lose():
+    """Gymnasium's checker steps unmasked random actions: with ``illegal_action="lose"``
+    an illegal one ends the episode, so the full check runs, every render mode included
+    (with the default it raises).  SB3's checker: tests/test_env_sb3.py."""
+    import gymnasium
+    from gymnasium.utils.env_checker import check_env
+    with pytest.raises(IllegalActionError):
+        check_env(NivelArenaGymEnv(), skip_render_check=True)
+    made = gymnasium.make("nivel_env/NivelArena-v0", illegal_action="lose",
+                          render_mode="rgb_array")
+    check_env(made.unwrapped)
+    check_env(NivelArenaGymEnv(illegal_action="lose", render_mode="ansi"))
+
+
+# ------------------------------------------------------------------ rgb_array frames
+
+def test_rgb_array_frames_have_one_size_over_a_whole_game():
+    """Video recorders need one frame size: every frame of an episode (and of every
+    episode) is FRAME_SIZE, however many cards are in hand or play, with the text
+    inside the margins."""
+    e = NivelArenaGymEnv(seat=0, render_mode="rgb_array")
+    shapes, frames = set(), []
+    for seed in (0, 1):
+        e.reset(seed=seed)
+        frames.append(e.render())
+        rng = np.random.default_rng(seed)
+        while True:
+            _, _, term, trunc, _ = e.step(int(rng.choice(np.flatnonzero(e.action_masks()))))
+            frames.append(e.render())
+            if term or trunc:
+                break
+    assert len({(f.shape, str(f.dtype)) for f in frames}) == 1
+    from nivel_env.env.image import FRAME_SIZE, MARGIN
+    for f in frames:
+        shapes.add((f.shape, str(f.dtype)))
+        ink = np.argwhere(f[:, :, 0] < 255)
+        assert ink[:, 0].min() >= MARGIN and ink[:, 1].min() >= MARGIN
+        assert ink[:, 0].max() < FRAME_SIZE[0] - MARGIN // 2
+        assert ink[:, 1].max() < FRAME_SIZE[1] - MARGIN // 2
+    assert shapes == {(FRAME_SIZE + (3,), "uint8")}
+    assert len(frames) > 60 and len({f.tobytes() for f in frames}) > 30   # they do change

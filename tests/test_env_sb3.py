@@ -132,3 +132,19 @@ def test_subproc_vec_env_of_a_prebuilt_mid_game_env_observes_exactly():
             assert np.array_equal(obs[0], want)
     finally:
         venv.close()
+
+
+def test_sb3_check_env_passes_with_illegal_action_lose():
+    """SB3's checker steps unmasked random actions; with ``illegal_action="lose"`` an
+    illegal one ends the episode (-1), so it passes, warnings and all; with the default
+    the env raises, as training code needs."""
+    import warnings
+
+    from stable_baselines3.common.env_checker import check_env
+
+    from nivel_env.engine import IllegalActionError
+    with pytest.raises(IllegalActionError):
+        check_env(NivelArenaGymEnv(), warn=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check_env(NivelArenaGymEnv(illegal_action="lose", render_mode="rgb_array"), warn=True)

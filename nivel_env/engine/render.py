@@ -21,6 +21,36 @@ def _where(g, iid: int, viewer: int) -> str:
     return f"{own} {K.ZONE_NAMES[z]}" if 0 <= z < len(K.ZONE_NAMES) else "nowhere"
 
 
+def action_meaning(a: int) -> str:
+    """What an action id means without a game: its row of the fixed action table
+    (``engine.actions``), for naming ids before a game starts or after it ends, when
+    there is no decision to name cards and lanes from."""
+    if not 0 <= a < A.N_ACTIONS:
+        return f"out of range (0..{A.N_ACTIONS - 1})"
+    fixed = {A.KEEP: "keep opening hand", A.MULLIGAN: "mulligan (redraw 5)",
+             A.END_MAIN: "end main phase (go to attack)", A.END_ATTACK: "end attack phase",
+             A.PASS: "pass (no / decline / done choosing)", A.YES: "yes",
+             A.SURRENDER: "surrender"}
+    if a in fixed:
+        return fixed[a]
+    if a < A.PLAY:
+        return "reserved"
+    if a < A.ACTIVATE:
+        h, t = divmod(a - A.PLAY, A.PLAY_TARGETS)
+        return f"play hand slot {h} -> {'skill zone' if t == A.SKILL_TARGET else f'lane {t}'}"
+    if a < A.ATTACK:
+        source, slot = divmod(a - A.ACTIVATE, A.ACTIVATE_SLOTS)
+        who = "leader" if source == 0 else f"unit in lane {source - 1}"
+        return f"activate {who} effect {slot}"
+    if a < A.DEFEND:
+        return f"attack with the unit in lane {a - A.ATTACK}"
+    if a < A.GUARDIAN:
+        return f"defend with the unit in lane {a - A.DEFEND}"
+    if a < A.PICK:
+        return f"guardian: the unit in lane {a - A.GUARDIAN}"
+    return f"pick candidate {a - A.PICK}"
+
+
 def action_name(g, a: int) -> str:
     """Name an action id in the context of the pending decision."""
     if not 0 <= a < A.N_ACTIONS:

@@ -13,6 +13,19 @@ import numpy as np
 from ..engine import N_ACTIONS
 from ..engine.errors import IllegalActionError
 
+#: what an environment does with an action id that is not legal now
+ILLEGAL_ACTION_MODES = ("raise", "lose")
+#: the offender's reward under ``illegal_action="lose"`` (PettingZoo classic's)
+ILLEGAL_REWARD = -1.0
+
+
+def check_illegal_mode(mode, where: str) -> str:
+    """``"raise"`` (an illegal action raises ``IllegalActionError`` and changes nothing)
+    or ``"lose"`` (it ends the episode, -1 for the player who chose it)."""
+    if not isinstance(mode, str) or mode not in ILLEGAL_ACTION_MODES:
+        raise ValueError(f"{where}: illegal_action must be 'raise' or 'lose', got {mode!r}"[:200])
+    return mode
+
 
 def action_id(action, where: str) -> int:
     """``action`` as a plain int, or ``IllegalActionError`` saying what was passed."""

@@ -12,6 +12,20 @@ and defense), the action space is the engine's fixed id space, the mask is
         obs, reward, terminated, truncated, info = e.last()
         action = None if terminated or truncated else policy(obs["observation"], obs["action_mask"])
         e.step(action)
+
+After the game ends each agent steps out with ``step(None)``, as in every PettingZoo
+environment; ``agent_iter()`` then stops.  ``last()`` and ``step()`` after that raise
+``RuntimeError`` (call ``reset()``): the final rewards were in ``last()`` and
+``infos[agent]["returns"]`` while each agent stepped out.  ``action_name(a)`` names an id
+in the context of the pending decision, and -- before ``reset()`` and once the game is
+over -- by what it means in the fixed action table.
+
+An illegal action raises ``IllegalActionError`` and changes nothing (the default,
+``illegal_action="raise"``).  With ``illegal_action="lose"`` it ends the game as
+PettingZoo's classic games do (their ``TerminateIllegalWrapper``): reward -1 for the
+agent that chose it, 0 for the other, every agent terminated, ``infos[agent]
+["illegal_action"]`` saying why, and the game left as it was.  Ids outside the action
+space (``2.5``, ``"3"``, ``400``) raise in both modes.
 """
 from __future__ import annotations
 
@@ -23,7 +37,8 @@ from pettingzoo import AECEnv
 
 from ..engine import N_ACTIONS, RuleConfig
 from ..engine.errors import IllegalActionError
-from .actions import action_id
+from ..engine.render import action_meaning
+from .actions import ILLEGAL_REWARD, action_id, check_illegal_mode
 from .encoder import observation_box
 from .setup import GameSource
 
@@ -47,16 +62,19 @@ class NivelArenaEnv(AECEnv):
         deck_pool: decks to draw from when ``decks`` is ``None``.
         config: a ``RuleConfig`` (turn cap, effect ordering, ...).
         render_mode: ``"ansi"`` (``render()`` returns the board), ``"human"`` (prints it)
-            or ``"rgb_array"`` (the board drawn as an RGB image).
+            or ``"rgb_array"`` (the board drawn as an RGB image of one fixed size,
+            720x1280).
         card_db: the card pool named decks are read from (default: the bundled pool).
+        illegal_action: ``"raise"`` (default) or ``"lose"`` (see the module docstring).
     """
 
     metadata = {"render_modes": ["ansi", "human", "rgb_array"], "name": "nivel_arena_v0",
                 "is_parallelizable": False, "render_fps": 1}
 
     def __init__(self, decks=None, deck_pool=None, config: RuleConfig | None = None,
-                 render_mode: str | None = None, card_db=None):
+                 render_mode: str | None = None, card_db=None, illegal_action: str = "raise"):
         super().__init__()
+        self.illegal_action = check_illegal_mode(illegal_action, "nivel_arena_v0")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"nivel_arena_v0: render_mode must be one of "
                              f"{self.metadata['render_modes']} or None, got {render_mode!r}")
@@ -72,6 +90,7 @@ class NivelArenaEnv(AECEnv):
         self.observation_spaces = {a: space for a in AGENTS}
         self.action_spaces = {a: spaces.Discrete(N_ACTIONS) for a in AGENTS}
         self.game = None
+        self._illegal = None            # why an illegal action ended the game ("lose")
 
     # ------------------------------------------------------------ spaces
     def observation_space(self, agent):
@@ -99,6 +118,7 @@ class NivelArenaEnv(AECEnv):
                               f"{', '.join(RESET_OPTIONS)}", stacklevel=2)
             decks = options.get("decks")
         self.game, self.decks = self._source.new_game(decks)
+        self._illegal = None
         self.agents = list(AGENTS)
         self.rewards = {a: 0 for a in AGENTS}
         self._cumulative_rewards = {a: 0 for a in AGENTS}
@@ -125,9 +145,31 @@ class NivelArenaEnv(AECEnv):
                                          f"over); step(None) for each agent, got {action!r}")
             return self._was_dead_step(action)
         a = action_id(action, f"nivel_arena_v0.step ({agent})")
-        self.game.apply_action(a)          # raises IllegalActionError, state unchanged
+        try:
+            self.game.apply_action(a)      # raises IllegalActionError, state unchanged
+        except IllegalActionError as e:
+            if self.illegal_action == "raise" or not 0 <= a < N_ACTIONS:
+                raise                      # (an id outside the action space always raises)
+            return self._lose(agent, a, e)
         self._cumulative_rewards[agent] = 0
         self._sync()
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def _lose(self, agent: str, a: int, error: IllegalActionError) -> None:
+        """``illegal_action="lose"``: the game ends, -1 for ``agent`` and 0 for the other
+        (PettingZoo's TerminateIllegalWrapper), every agent terminated; the engine's game
+        is left as it was.  Each agent then steps out with ``step(None)``."""
+        g = self.game
+        self._illegal = f"{agent} chose {a} ({action_meaning(a)}): {error}"
+        returns = tuple(ILLEGAL_REWARD if x == agent else 0.0 for x in AGENTS)
+        self._cumulative_rewards[agent] = 0
+        for i, x in enumerate(AGENTS):
+            self.rewards[x] = returns[i]
+            self.terminations[x] = True
+            self.infos[x] = {"decision": None, "turn": g.turn, "returns": returns,
+                             "illegal_action": self._illegal}
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
@@ -154,6 +196,11 @@ class NivelArenaEnv(AECEnv):
     def last(self, observe: bool = True):
         if self.game is None:
             self._require_reset("last")
+        if not self.agents:
+            raise RuntimeError("nivel_arena_v0.last: the episode is over and every agent has "
+                               "stepped out (their final rewards came with last() before "
+                               "each step(None), and in infos[agent]['returns']); call "
+                               "reset() to play another")
         return super().last(observe)
 
     def observe(self, agent: str) -> dict:
@@ -163,18 +210,26 @@ class NivelArenaEnv(AECEnv):
         g = self.game
         mask = np.zeros(N_ACTIONS, dtype=np.int8)
         legal = None
-        if g.current_player == p:
+        if g.current_player == p and self._illegal is None:
             legal = g.legal_actions()
             mask[legal] = 1
         return {"observation": self._source.encoder.encode(g, p, legal).copy(), "action_mask": mask}
 
     def action_name(self, action: int) -> str:
-        """Name an action id in the context of the pending decision."""
-        self._require_reset("action_name")
-        return self.game.action_name(int(action))
+        """Name an action id in the context of the pending decision (its cards and
+        lanes); before ``reset()`` and once the game is over, by what the id means in the
+        fixed action table (``play hand slot 2 -> lane 1``)."""
+        a = action_id(action, "nivel_arena_v0.action_name")
+        g = self.game
+        if g is None or g.result is not None or self._illegal is not None:
+            return action_meaning(a)
+        return g.action_name(a)
 
     def legal_action_names(self) -> dict[int, str]:
+        """The pending decision's legal actions by name (none once the game is over)."""
         self._require_reset("legal_action_names")
+        if self._illegal is not None:
+            return {}
         return {a: self.game.action_name(a) for a in self.game.legal_actions()}
 
     def render(self):
@@ -215,5 +270,6 @@ def env(**kwargs) -> NivelArenaEnv:
     illegal action leaves the game unchanged -- but by the class itself rather than by
     PettingZoo's wrapper layers (OrderEnforcingWrapper, AssertOutOfBoundsWrapper),
     which cost more per step than the whole encoder.  An illegal action raises
-    ``IllegalActionError`` rather than ending the game (no TerminateIllegalWrapper)."""
+    ``IllegalActionError`` rather than ending the game, unless ``illegal_action="lose"``
+    (TerminateIllegalWrapper's rule, built in: see the module docstring)."""
     return NivelArenaEnv(**kwargs)

@@ -14,6 +14,13 @@ an observation, which saves encoding one for every opponent decision.
     from nivel_env import NivelArenaGymEnv
     model = MaskablePPO("MlpPolicy", NivelArenaGymEnv(), n_steps=256)
     model.learn(10_000)
+
+An illegal action of the learner raises ``IllegalActionError`` and changes nothing
+(``illegal_action="raise"``, the default: training code must never play an illegal move
+unnoticed).  ``illegal_action="lose"`` ends the episode instead, as PettingZoo's classic
+games do: reward ``-1``, ``terminated``, ``info["illegal_action"]`` says why, and the
+game is left as it was; that is what Gymnasium's and SB3's ``check_env`` need, since
+they step unmasked random actions.
 """
 from __future__ import annotations
 
@@ -23,7 +30,8 @@ from gymnasium import spaces
 
 from ..engine import N_ACTIONS, RuleConfig
 from ..engine.errors import IllegalActionError
-from .actions import action_id
+from ..engine.render import action_meaning
+from .actions import ILLEGAL_REWARD, action_id, check_illegal_mode
 from .encoder import observation_box
 from .setup import GameSource, RandomAgent, check_seed
 
@@ -48,22 +56,37 @@ def _as_policy(opponent):
                     f"{type(opponent).__name__}")
 
 
+def check_seat(seat, where: str):
+    """``0``, ``1`` (Python or numpy integers) or ``"random"``; anything else -- ``1.0``,
+    ``True``, ``"1"`` -- is refused by name rather than failing at the first reset."""
+    import numbers
+    if isinstance(seat, str) and seat == "random":
+        return seat
+    if not isinstance(seat, (bool, np.bool_)) and isinstance(seat, numbers.Integral) \
+            and seat in (0, 1):
+        return int(seat)
+    raise ValueError(f"{where}: seat must be 0, 1 or 'random', got "
+                     f"{type(seat).__name__} {seat!r}"[:200])
+
+
 class NivelArenaGymEnv(gymnasium.Env):
     """Args:
         opponent: the other seat's policy (default: uniform random over legal actions).
         seat: ``0``, ``1`` or ``"random"`` (drawn each episode from the seeded stream).
         decks, deck_pool, config, card_db: as for the AEC environment.
         render_mode: ``"ansi"`` (the board as text), ``"human"`` (prints it) or
-            ``"rgb_array"`` (the board drawn as an image; SB3's make_vec_env asks for it).
+            ``"rgb_array"`` (the board drawn as an image of one fixed size, 720x1280;
+            SB3's make_vec_env asks for it).
+        illegal_action: ``"raise"`` (default) or ``"lose"`` (see the module docstring).
     """
 
     metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 1}
 
     def __init__(self, opponent=None, seat="random", decks=None, deck_pool=None,
                  config: RuleConfig | None = None, render_mode: str | None = None,
-                 card_db=None):
-        if seat not in (0, 1, "random"):
-            raise ValueError(f"NivelArenaGymEnv: seat must be 0, 1 or 'random', got {seat!r}")
+                 card_db=None, illegal_action: str = "raise"):
+        seat = check_seat(seat, "NivelArenaGymEnv")
+        self.illegal_action = check_illegal_mode(illegal_action, "NivelArenaGymEnv")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"NivelArenaGymEnv: render_mode must be one of "
                              f"{self.metadata['render_modes']} or None, got {render_mode!r}")
@@ -79,6 +102,7 @@ class NivelArenaGymEnv(gymnasium.Env):
         self.action_space = spaces.Discrete(N_ACTIONS)
         self.game = None
         self._failed = None              # why the episode ended early (an opponent's error)
+        self._illegal = None             # why the learner lost by an illegal action ("lose")
         self.seat = 0
         self._mask = np.zeros(N_ACTIONS, dtype=bool)
 
@@ -111,11 +135,10 @@ class NivelArenaGymEnv(gymnasium.Env):
         if options:
             raise ValueError(f"NivelArenaGymEnv.reset: unknown option(s) "
                              f"{', '.join(sorted(map(str, options)))}; known: decks, seat, opponent")
-        if seat not in (0, 1, "random"):
-            raise ValueError(f"NivelArenaGymEnv.reset: seat must be 0, 1 or 'random', got {seat!r}")
+        seat = check_seat(seat, "NivelArenaGymEnv.reset")
         self.game, self.decks = self._source.new_game(decks)
         self.seat = self._source.stream.below(2) if seat == "random" else seat
-        self._failed = None
+        self._failed = self._illegal = None
         opp = self.opponent
         if opp is not None and hasattr(opp, "reset") and callable(opp.reset):
             opp.reset()
@@ -131,10 +154,15 @@ class NivelArenaGymEnv(gymnasium.Env):
         if self._failed is not None:
             raise RuntimeError(f"NivelArenaGymEnv.step: the episode was ended by an error of "
                                f"the opponent ({self._failed}); call reset()")
-        if g.result is not None:
+        if g.result is not None or self._illegal is not None:
             raise RuntimeError("NivelArenaGymEnv.step: the episode is over; call reset()")
         a = action_id(action, "NivelArenaGymEnv.step")
-        g.apply_action(a)                  # raises IllegalActionError, state unchanged
+        try:
+            g.apply_action(a)              # raises IllegalActionError, state unchanged
+        except IllegalActionError as e:
+            if self.illegal_action == "raise" or not 0 <= a < N_ACTIONS:
+                raise                      # (an id outside the action space always raises)
+            return self._lose(a, e)
         self._advance()
         if self.render_mode == "human":
             self.render()
@@ -175,6 +203,21 @@ class NivelArenaGymEnv(gymnasium.Env):
                 raise OpponentError(f"NivelArenaGymEnv: the opponent ({name}) chose {a!r}: "
                                     f"{e}; the episode is over, call reset()") from None
 
+    def _lose(self, a: int, error: IllegalActionError):
+        """``illegal_action="lose"``: the episode ends with -1 for the learner, the game
+        as it was (PettingZoo classic's rule for an illegal move)."""
+        self._illegal = f"the learner chose {a} ({action_meaning(a)}): {error}"
+        obs = self._observe()
+        self._mask[:] = False
+        info = self._info()
+        info["illegal_action"] = self._illegal
+        returns = [0.0, 0.0]
+        returns[self.seat] = ILLEGAL_REWARD
+        info["returns"] = tuple(returns)
+        if self.render_mode == "human":
+            self.render()
+        return obs, ILLEGAL_REWARD, True, False, info
+
     def _fail(self, why: str) -> None:
         """End the episode after an opponent's error: the learner's move was applied and
         the opponent's turn cannot go on, so no later step may be taken as its move."""
@@ -205,7 +248,14 @@ class NivelArenaGymEnv(gymnasium.Env):
         return self._mask.copy()
 
     def action_name(self, action: int) -> str:
-        return self.game.action_name(int(action))
+        """Name an action id: in the context of the learner's pending decision (its
+        cards and lanes), or -- before ``reset()``, after the episode is over -- what the
+        id means in the fixed action table (``play hand slot 2 -> lane 1``)."""
+        a = action_id(action, "NivelArenaGymEnv.action_name")
+        g = self.game
+        if g is None or g.result is not None or self._illegal or self._failed:
+            return action_meaning(a)
+        return g.action_name(a)
 
     def render(self):
         if self.render_mode is None or self.game is None:
