@@ -20,6 +20,9 @@ the game's seed and their seat, not from the worker).
     # analytics, first-player win rate, game length, report.html
     python evaluate.py decks --pilot nv2-ppo --games 200
 
+    # the same report again from the raw results that run wrote (no game replayed)
+    python evaluate.py decks --from results/decks/results.jsonl
+
     # my deck against a field (default: the bundled decks), rated on the field's scale
     python evaluate.py gauntlet my.deck --games 200
 
@@ -29,7 +32,8 @@ the game's seed and their seat, not from the worker).
     # any command on a Ray cluster (or a local Ray instance without ADDRESS): same results
     python evaluate.py decks --games 200 --ray 10.0.0.5:6379
 
-All write CSV, JSON and PNGs to --out (docs/decks.md explains the deck statistics).
+All write CSV, JSON and PNGs to --out (docs/decks.md explains the deck statistics);
+decks and gauntlet also write every seed's games to OUT/results.jsonl as they finish.
 """
 from __future__ import annotations
 
@@ -45,6 +49,8 @@ from agents import games
 from agents.games import backend_info, cached_agent, run_tasks, think_time_report
 from agents.tables import (print_report, rating_table, score_matrix, se_ratio, unique_labels,
                            write_tables)
+
+BOOTSTRAP = 1000           # bootstrap samples for intervals and ratings, unless --bootstrap
 
 
 def agents_tournament(args) -> dict:
@@ -107,7 +113,8 @@ def main(argv=None) -> int:
                         help="seeds per pair; each is played twice, seats swapped")
     common.add_argument("--seed", type=int, default=0)
     common.add_argument("--workers", type=int, default=os.cpu_count() or 1)
-    common.add_argument("--bootstrap", type=int, default=1000, help="bootstrap samples")
+    common.add_argument("--bootstrap", type=int, default=None,
+                        help=f"bootstrap samples (default {BOOTSTRAP}; with --from: the run's)")
     common.add_argument("--no-progress", action="store_true")
     common.add_argument("--ray", nargs="?", const="local", metavar="ADDRESS",
                         help="play the games as Ray tasks: on the cluster at ADDRESS "
@@ -137,15 +144,25 @@ def main(argv=None) -> int:
     d = sub.add_parser("decks", parents=[common, pilot], help="every deck pair under one "
                                                               "pilot")
     d.add_argument("--decks", nargs="+", help="deck names or files (default: all bundled)")
-    d.add_argument("--out", default="results/decks")
+    d.add_argument("--out", default=None, help="the report's folder (default: results/decks; "
+                                               "with --from, the results file's folder)")
+    d.add_argument("--from", dest="from_results", metavar="RESULTS",
+                   help="analyse the results.jsonl an earlier decks run wrote, replaying "
+                        "nothing (its decks, pilot, seeds and deal; the other game options "
+                        "do not apply)")
     g = sub.add_parser("gauntlet", parents=[common, pilot],
                        help="one deck against each deck of a field")
-    g.add_argument("deck", help="the deck (a name or a .deck file)")
+    g.add_argument("deck", nargs="?", help="the deck (a name or a .deck file)")
     g.add_argument("--field", nargs="+", help="the field's decks (default: all bundled)")
     g.add_argument("--field-games", type=int, default=None,
                    help="seeds per pair inside the field, for the rating on the field's "
                         "scale (default: --games; 0: none)")
-    g.add_argument("--out", default="results/gauntlet")
+    g.add_argument("--out", default=None, help="the report's folder (default: "
+                                               "results/gauntlet; with --from, the results "
+                                               "file's folder)")
+    g.add_argument("--from", dest="from_results", metavar="RESULTS",
+                   help="analyse the results.jsonl an earlier gauntlet run wrote, replaying "
+                        "nothing")
     c = sub.add_parser("compare", parents=[common, pilot],
                        help="is deck A stronger than deck B against the field? (SPRT)")
     c.add_argument("deck_a")
@@ -180,6 +197,15 @@ def main(argv=None) -> int:
     args.argv = argv
     if args.games < 1:
         ap.error("--games must be at least 1")
+    if getattr(args, "from_results", None):          # the run's own settings, from its file
+        {"decks": deck_benchmark, "gauntlet": gauntlet}[args.command](args)
+        return 0
+    if args.command == "gauntlet" and not args.deck:
+        ap.error("gauntlet: give the deck (or --from RESULTS)")
+    if args.bootstrap is None:
+        args.bootstrap = BOOTSTRAP
+    if getattr(args, "out", "") is None:
+        args.out = f"results/{args.command}"
     if args.command != "agents":
         args.pilot_why = "given" if args.pilot is not None else None
         if args.pilot is None:

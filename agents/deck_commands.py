@@ -1,15 +1,21 @@
 """evaluate.py's deck commands: ``decks`` (every pair), ``gauntlet`` (one deck against a
 field) and ``compare`` (deck A against deck B over a field, a sequential test), each under
 one pilot in both seats, on duplicate deals; the report (matrix, ratings, metagame, card
-analytics, report.html).  docs/decks.md explains the statistics."""
+analytics, report.html).  docs/decks.md explains the statistics.
+
+``decks`` and ``gauntlet`` write every seed's games to ``OUT/results.jsonl`` as they
+finish and make the report from that file (``agents.deck_results``), so a failed analysis
+or a stopped run loses nothing: ``--from OUT/results.jsonl`` analyses it again."""
 from __future__ import annotations
 
 import json
+import sys
 from itertools import combinations
 from pathlib import Path
 
 import numpy as np
 
+from .deck_results import NAME as RESULTS, ResultsFileError, ResultsWriter, read_results
 from .games import (BLOCK, backend_info, cached_agent, cached_deck, play_block, run_tasks,
                     worker_pool)
 from .ratings import paired_score, wilson
@@ -31,13 +37,16 @@ def default_pilot() -> tuple[str, str]:
                             f"install torch==2.13.0 && pip install -e \".[train]\"")
 
 
-def run_deck_tasks(tasks, args, desc: str, pool=None, progress: bool | None = None):
+def run_deck_tasks(tasks, args, desc: str, pool=None, progress: bool | None = None,
+                   writer: ResultsWriter | None = None):
     """``decks``-mode tasks, in lockstep blocks when the pilot is a policy (the same
-    games, far fewer forwards), else one seed at a time; results in task order."""
+    games, far fewer forwards), else one seed at a time; results in task order, each
+    handed to ``writer`` as it arrives."""
     from .lockstep import lockstep_ready
     progress = not args.no_progress if progress is None else progress
     if not lockstep_ready(cached_agent(args.pilot, 0)):
-        return run_tasks(tasks, args.workers, desc, progress, pool)
+        return run_tasks(tasks, args.workers, desc, progress, pool,
+                         on_result=writer.add if writer else None)
     blocks, cur = [], []
     for t in tasks:                     # consecutive seeds of one deck pair
         if cur and (len(cur) == BLOCK or t[:2] != cur[0][:2]):
@@ -46,7 +55,8 @@ def run_deck_tasks(tasks, args, desc: str, pool=None, progress: bool | None = No
         cur.append(t)
     if cur:
         blocks.append(cur)
-    results = run_tasks(blocks, args.workers, desc, progress, pool, fn=play_block, size=len)
+    results = run_tasks(blocks, args.workers, desc, progress, pool, fn=play_block, size=len,
+                        on_result=writer.add_block if writer else None)
     return [r for block in results for r in block]
 
 
@@ -95,10 +105,12 @@ def _collect(keys, res):
 
 
 def _deck_report(args, kind: str, decks, per_pair, units, all_games, field=None,
-                 mine=None) -> dict:
+                 mine=None, ran_on=None, partial=None) -> dict:
     """Matrix, ratings, overall scores, first-player advantage, lengths, metagame, card
     analytics; JSON, CSVs, PNGs and one HTML page in ``--out``.  ``field``: the indices
-    whose mean rating is 0 (a gauntlet's field); ``mine``: the gauntlet's deck."""
+    whose mean rating is 0 (a gauntlet's field); ``mine``: the gauntlet's deck;
+    ``ran_on``: where the games were played; ``partial``: what is missing, if the run
+    stopped early."""
     from .card_stats import card_table, write_card_report
     from .metagame import metagame
     labels = unique_labels([cached_deck(d).name for d in decks])
@@ -130,7 +142,8 @@ def _deck_report(args, kind: str, decks, per_pair, units, all_games, field=None,
     cards = card_table(units, samples=args.bootstrap, seed=args.seed, names=names,
                        deck_lists=deck_lists, decks={labels[mine]} if mine is not None else None)
     report = {"command": "python evaluate.py " + " ".join(args.argv),
-              "ran_on": backend_info(args.workers), "kind": kind,
+              "ran_on": ran_on or backend_info(args.workers), "kind": kind,
+              **({"partial": partial} if partial else {}),
               "pilot": args.pilot, "pilot_chosen": args.pilot_why, "agent": args.pilot,
               "decks": decks, "games": n,
               "games_per_pair": 2 * args.games,
@@ -227,6 +240,8 @@ def _deck_html(out: Path, kind: str, report, cards, all_games) -> Path:
 
 def deck_benchmark(args) -> dict:
     from nivel_env.cards import list_decks
+    if getattr(args, "from_results", None):
+        return reanalyse(args, "decks")
     decks = args.decks or list_decks()
     if len(decks) < 2:
         raise SystemExit("evaluate.py decks: give at least two decks")
@@ -235,14 +250,93 @@ def deck_benchmark(args) -> dict:
     meet = list(combinations(range(len(decks)), 2))
     tasks, keys = deck_tasks(decks, meet, args.games, 0, args.pilot, args.save_replays,
                               args.seed, args.deal)
-    res = run_deck_tasks(tasks, args, "decks")
-    return _deck_report(args, "decks", decks, *_collect(keys, res))
+    return _play_and_report(args, "decks", decks, tasks, keys)
+
+
+def _play_and_report(args, kind: str, decks, tasks, keys, field=None, mine=None) -> dict:
+    """Play ``tasks``, each seed's games appended to ``OUT/results.jsonl`` as they finish,
+    then the report from that file's records."""
+    path = Path(args.out) / RESULTS
+    header = {"kind": kind, "command": "python evaluate.py " + " ".join(args.argv),
+              "argv": list(args.argv), "ran_on": backend_info(args.workers),
+              "decks": list(decks), "pilot": args.pilot, "pilot_chosen": args.pilot_why,
+              "games": args.games, "seed": args.seed, "deal": args.deal,
+              "bootstrap": args.bootstrap, "field": field, "mine": mine}
+    writer = ResultsWriter(path, header, tasks, keys)
+    try:
+        run_deck_tasks(tasks, args, kind, writer=writer)
+    except BaseException:
+        writer.close()
+        print(f"evaluate.py {kind}: stopped after {len(writer.records)} of {len(tasks)} "
+              f"seeds; those games are kept in {path} (python evaluate.py {kind} --from "
+              f"{path} analyses them)", file=sys.stderr)
+        raise
+    writer.close()
+    return _analyse(args, writer.header, writer.records, path)
+
+
+def _analyse(args, header: dict, records: list, path: Path) -> dict:
+    """The report of a results file's records; if it fails, the user is told the games
+    are kept and how to analyse them again."""
+    kind = header["kind"]
+    try:
+        if not records:
+            raise ResultsFileError(f"{path}: no seed was played; nothing to analyse")
+        keys = [tuple(r["pair"]) for r in records]
+        per_pair, units, games = _collect(keys, [r["games"] for r in records])
+        partial = (f"{len(records)} of {header['tasks']} seeds played (the run stopped "
+                   f"early)" if len(records) < header["tasks"] else None)
+        if partial:
+            print(f"note: {partial}")
+        if kind == "gauntlet":            # the card analytics read my deck's games only
+            units = [u for k, u in zip(keys, units) if k[0] == header["mine"]]
+        return _deck_report(args, kind, header["decks"], per_pair, units, games,
+                            field=header.get("field"), mine=header.get("mine"),
+                            ran_on=header.get("ran_on"), partial=partial)
+    except ResultsFileError:
+        raise
+    except Exception:
+        print(f"evaluate.py {kind}: the analysis failed; the {len(records)} seeds played "
+              f"are kept in {path}: python evaluate.py {kind} --from {path} analyses them "
+              f"again without replaying", file=sys.stderr)
+        raise
+
+
+def reanalyse(args, kind: str) -> dict:
+    """``evaluate.py decks --from RESULTS`` (or ``gauntlet``): the report of a results
+    file, no game replayed; the run's own settings (decks, pilot, seeds, deal, bootstrap
+    samples unless --bootstrap is given) come from the file, the report goes to --out
+    (default: the file's folder)."""
+    path = Path(args.from_results)
+    try:
+        header, records = read_results(path, kind)
+    except ResultsFileError as e:
+        raise SystemExit(f"evaluate.py {kind} --from: {e}") from None
+    for d in header["decks"]:
+        try:
+            cached_deck(d)
+        except Exception as e:
+            raise SystemExit(f"evaluate.py {kind} --from {path}: {e}") from None
+    args.argv, args.pilot = header["argv"], header["pilot"]
+    args.pilot_why = header.get("pilot_chosen")
+    args.games, args.seed, args.deal = header["games"], header["seed"], header["deal"]
+    if args.bootstrap is None:
+        args.bootstrap = header["bootstrap"]
+    if args.out is None:
+        args.out = str(path.parent)
+    print(f"{kind} from {path}: {len(records)} seeds, pilot {args.pilot}; no game replayed")
+    try:
+        return _analyse(args, header, records, path)
+    except ResultsFileError as e:
+        raise SystemExit(f"evaluate.py {kind} --from: {e}") from None
 
 
 def gauntlet(args) -> dict:
     """My deck against each deck of a field; the field's own pairs too (for the rating
     on the field's scale) unless ``--field-games 0``."""
     from nivel_env.cards import list_decks
+    if getattr(args, "from_results", None):
+        return reanalyse(args, "gauntlet")
     field = [d for d in (args.field or list_decks()) if d != args.deck]
     if not field:
         raise SystemExit("evaluate.py gauntlet: the field is empty")
@@ -257,11 +351,8 @@ def gauntlet(args) -> dict:
         t2, k2 = deck_tasks(decks, list(combinations(range(1, len(decks)), 2)), fg, 0,
                              args.pilot, args.save_replays, args.seed, args.deal)
         tasks, keys = tasks + t2, keys + k2
-    res = run_deck_tasks(tasks, args, "gauntlet")
-    per_pair, units, games = _collect(keys, res)
-    mine_units = [u for k, u in zip(keys, units) if k[0] == 0]
-    return _deck_report(args, "gauntlet", decks, per_pair, mine_units, games,
-                        field=list(range(1, len(decks))) if fg > 0 else None, mine=0)
+    return _play_and_report(args, "gauntlet", decks, tasks, keys,
+                            field=list(range(1, len(decks))) if fg > 0 else None, mine=0)
 
 
 def sprt_test(args, a: str, b: str, field, pool=None, seeds_from: int = 0,

@@ -213,33 +213,39 @@ def worker_pool(workers: int):
     return ProcessPoolExecutor(workers, mp_context=ctx, initializer=_worker_init)
 
 
-def run_tasks(tasks, workers: int, desc: str, progress: bool, pool=None, fn=None, size=None):
+def run_tasks(tasks, workers: int, desc: str, progress: bool, pool=None, fn=None, size=None,
+              on_result=None):
     """``fn`` (default ``play_pair``) over ``tasks`` on ``workers`` processes (or
-    ``pool``), in order; the bar counts seeds (``size(task)`` of them a task)."""
+    ``pool``), in order; the bar counts seeds (``size(task)`` of them a task).
+    ``on_result(task, result)`` is called as each result arrives, in task order (a deck
+    run writes its raw results as it goes)."""
     from tqdm import tqdm
     fn = fn or play_pair
     size = size or (lambda t: 1)
     results = []
+
+    def got(t, r):
+        results.append(r)
+        if on_result is not None:
+            on_result(t, r)
+        bar.update(size(t))
     bar = tqdm(total=sum(size(t) for t in tasks), desc=desc, unit="seed", disable=not progress)
     chunk = 1 if fn is not play_pair else max(1, len(tasks) // (workers * 8))
     if pool is None and BACKEND is not None:
         pool = BACKEND
     if pool is not None:
         for t, r in zip(tasks, pool.map(fn, tasks, chunksize=chunk)):
-            results.append(r)
-            bar.update(size(t))
+            got(t, r)
     elif workers <= 1:
         threads = _threads(1)         # one-position forwards: more threads only wait
         try:
             for t in tasks:
-                results.append(fn(t))
-                bar.update(size(t))
+                got(t, fn(t))
         finally:
             _threads(threads)
     else:
         with worker_pool(workers) as ex:
             for t, r in zip(tasks, ex.map(fn, tasks, chunksize=chunk)):
-                results.append(r)
-                bar.update(size(t))
+                got(t, r)
     bar.close()
     return results

@@ -159,4 +159,109 @@ def test_policy_pilot_results_do_not_depend_on_workers(tmp_path):
                        "--games", "3", "--pilot", "nv2-ppo:random_share=0.2", "--out",
                        str(out), "--no-progress", "--bootstrap", "20", "--workers", workers])
         reps.append(json.loads((out / "decks.json").read_text())["matrix"])
+        # lockstep blocks write their seeds too: the header and 3 pairs x 3 seeds
+        assert len((out / "results.jsonl").read_text().splitlines()) == 1 + 9
     assert reps[0] == reps[1]
+
+
+DECK_RUN = ["decks", "--decks", "ember-rush", "stone-bastion", "tide-scholars", "--games",
+            "2", "--pilot", "casual", *SMALL]
+
+
+def _report(folder):
+    return json.loads((Path(folder) / "decks.json").read_text())
+
+
+def test_from_results_writes_the_same_report_without_replaying(tmp_path, monkeypatch):
+    evaluate.main([*DECK_RUN, "--out", str(tmp_path / "a")])
+    raw = tmp_path / "a" / "results.jsonl"
+    lines = raw.read_text().splitlines()
+    assert len(lines) == 1 + 3 * 2                 # the header, then one line a seed
+    monkeypatch.setattr(games, "play_pair", lambda t: pytest.fail("a game was replayed"))
+    evaluate.main(["decks", "--from", str(raw), "--out", str(tmp_path / "b")])
+    for f in ("decks.json", "cards.json", "decks_matrix.csv", "cards.csv"):
+        assert (tmp_path / "a" / f).read_bytes() == (tmp_path / "b" / f).read_bytes(), f
+    # without --out, the report goes beside the results file
+    (tmp_path / "a" / "decks.json").unlink()
+    evaluate.main(["decks", "--from", str(raw)])
+    assert _report(tmp_path / "a") == _report(tmp_path / "b")
+
+
+def test_a_failed_analysis_keeps_every_game(tmp_path, monkeypatch, capsys):
+    import agents.metagame
+
+    def broken(*a, **kw):
+        raise RuntimeError("analysis bug")
+    monkeypatch.setattr(agents.metagame, "metagame", broken)
+    with pytest.raises(RuntimeError, match="analysis bug"):
+        evaluate.main([*DECK_RUN, "--out", str(tmp_path / "a")])
+    raw = tmp_path / "a" / "results.jsonl"
+    assert "--from " + str(raw) in capsys.readouterr().err
+    assert len(raw.read_text().splitlines()) == 1 + 6 and not (tmp_path / "a" / "decks.json").exists()
+    monkeypatch.undo()
+    monkeypatch.setattr(games, "play_pair", lambda t: pytest.fail("a game was replayed"))
+    evaluate.main(["decks", "--from", str(raw)])
+    monkeypatch.undo()
+    evaluate.main([*DECK_RUN, "--out", str(tmp_path / "c")])
+    again, fresh = _report(tmp_path / "a"), _report(tmp_path / "c")
+    assert again.pop("command").endswith(str(tmp_path / "a"))
+    assert fresh.pop("command").endswith(str(tmp_path / "c"))
+    assert again == fresh
+
+
+def test_an_interrupted_run_keeps_what_it_played(tmp_path, monkeypatch, capsys):
+    real, calls = games.play_pair, []
+
+    def stop_at_the_fourth(task):
+        calls.append(task)
+        if len(calls) == 4:
+            raise KeyboardInterrupt
+        return real(task)
+    monkeypatch.setattr(games, "play_pair", stop_at_the_fourth)
+    with pytest.raises(KeyboardInterrupt):
+        evaluate.main([*DECK_RUN, "--out", str(tmp_path)])
+    assert "stopped after 3 of 6 seeds" in capsys.readouterr().err
+    monkeypatch.undo()
+    evaluate.main(["decks", "--from", str(tmp_path / "results.jsonl")])
+    r = _report(tmp_path)
+    assert r["partial"] == "3 of 6 seeds played (the run stopped early)"
+    assert r["games"] == 3 * 2 and r["ratings"] is None      # a pair was never played
+    # a line cut off mid-write (a killed process) is left out, the rest analysed
+    with (tmp_path / "results.jsonl").open("a") as f:
+        f.write('{"task": 3, "pair": [0,')
+    evaluate.main(["decks", "--from", str(tmp_path / "results.jsonl")])
+    assert _report(tmp_path)["games"] == 6
+
+
+@pytest.mark.parametrize("content, fault", [
+    (None, "no such results file"),
+    ("not json\n{}\n", "line 1 is not JSON"),
+    ('{"a": 1}\n', "not a deck run's results file"),
+    ("GAUNTLET", "analyse it with evaluate.py gauntlet --from"),
+    ("BADLINE", "line 2 is not a seed's record"),
+])
+def test_a_bad_results_file_is_named(tmp_path, content, fault):
+    evaluate.main([*DECK_RUN[:3], "stone-bastion", "--games", "1", "--pilot", "heuristic",
+                   *SMALL, "--out", str(tmp_path / "run")])
+    good = (tmp_path / "run" / "results.jsonl").read_text().splitlines()
+    path = tmp_path / "r.jsonl"
+    if content == "GAUNTLET":
+        content = "\n".join([good[0].replace('"kind":"decks"', '"kind":"gauntlet"'),
+                             *good[1:]]) + "\n"
+    elif content == "BADLINE":
+        content = "\n".join([good[0], '{"pair": [0, 9], "games": []}', *good[1:]]) + "\n"
+    if content is not None:
+        path.write_text(content)
+    with pytest.raises(SystemExit) as e:
+        evaluate.main(["decks", "--from", str(path)])
+    assert "r.jsonl" in str(e.value) and fault in str(e.value)
+
+
+def test_gauntlet_from_results_writes_the_same_report(tmp_path):
+    run = ["gauntlet", "ember-rush", "--field", "stone-bastion", "anvil-guild", "--games",
+           "1", "--pilot", "heuristic", *SMALL]
+    evaluate.main([*run, "--out", str(tmp_path / "a")])
+    evaluate.main(["gauntlet", "--from", str(tmp_path / "a" / "results.jsonl"),
+                   "--out", str(tmp_path / "b")])
+    for f in ("gauntlet.json", "cards.json"):
+        assert (tmp_path / "a" / f).read_bytes() == (tmp_path / "b" / f).read_bytes(), f
