@@ -26,7 +26,10 @@ one per game (``batch_actions``: as the AEC and Gym envs, no float, bool, string
 scalar), each legal for the player its game waits on; otherwise ``IllegalActionError``
 names the game and no game has moved.  Inside ``with batch.all_or_nothing():`` the steps
 either all stand or, if anything raises, every game is put back where it was (what
-``SelfPlayVecEnv`` uses so that an opponent's failure moves nothing).
+``SelfPlayVecEnv`` uses so that an opponent's failure moves nothing): the batch keeps
+each game's deal and moves, and a failure deals the moved games again and replays them
+(the engine is deterministic), so the common path copies nothing.  Games move only
+through ``step``.
 """
 from __future__ import annotations
 
@@ -141,7 +144,11 @@ class GameBatch:
         self.legal: list = [None] * n
         #: why the batch cannot step (a game failed part-way through a step), until reset
         self.broken: str | None = "not dealt yet"
-        self._journal: dict | None = None     # game -> what it was, inside all_or_nothing
+        # each game's deal (decks, seed) and its moves since: all_or_nothing rebuilds a
+        # game from them (the engine is deterministic) instead of copying every game
+        self._dealt: list = [None] * n
+        self._moves: list = [[] for _ in range(n)]
+        self._journal: dict | None = None     # inside all_or_nothing: what to go back to
 
     # ------------------------------------------------------------------ deals
     def reset(self, seed: int | None = None) -> None:
@@ -169,6 +176,8 @@ class GameBatch:
         self.learner_seat[i] = (self._seats[i].below(2) if self.seat_option == "random"
                                 else self.seat_option)
         self.games[i] = new_game(d0, d1, seed=game_seed, config=self.config)
+        self._dealt[i] = (d0, d1, game_seed)
+        self._moves[i] = []
         self._write(i)
 
     def _write(self, i: int) -> None:
@@ -221,14 +230,13 @@ class GameBatch:
         self.done[:] = False
         self.truncated[:] = False
         self.reward[:] = 0
-        journal = self._journal
+        journal, moves = self._journal, self._moves
         i = None
         try:
             for i in idx:
-                if journal is not None and i not in journal:
-                    journal[i] = self._save(i)
-                g = games[i]
-                g.apply_action(int(acts[i]))
+                g, a = games[i], int(acts[i])
+                g.apply_action(a)
+                moves[i].append(a)
                 if g.result is not None:
                     self._end(i, journal)
                 else:
@@ -236,12 +244,17 @@ class GameBatch:
         except BaseException as e:
             self.broken = (f"game {i} failed part-way through a step ({type(e).__name__}: "
                            f"{e})"[:500])
+            if journal is not None:
+                journal["failed"] = i
             raise
 
     def _end(self, i: int, journal) -> None:
+        """Game ``i`` is over: its result and final view kept, a new game dealt."""
         g = self.games[i]
-        if journal is not None and journal[i][-1] is None:
-            journal[i][-1] = self.final_obs[i].copy()
+        if journal is not None and i not in journal["ended"]:
+            journal["ended"][i] = (self._dealt[i], self._moves[i], int(self.learner_seat[i]),
+                                   int(self.episodes[i]), self.last_returns[i],
+                                   self.final_obs[i].copy())
         self.final_obs[i] = self.encoders[i].encode(g, int(self.learner_seat[i]))
         self.done[i] = True
         self.truncated[i] = g.truncated
@@ -255,11 +268,17 @@ class GameBatch:
     def all_or_nothing(self):
         """Steps taken inside stand together: if anything raises in the block, every game
         is put back where it was when the block began (position, deal streams, learner
-        seat, counters, observations and masks) and ``broken`` is cleared, and the error
-        goes on.  It costs a ``clone()`` of each game the block moves."""
+        seat, counters, observations and masks), ``broken`` is cleared, and the error
+        goes on.  The common path costs little: a game is put back by dealing it again
+        and replaying its moves (the engine is deterministic), which only a failure pays
+        (a few milliseconds a game).  Games must move only through ``step`` meanwhile."""
         if self._journal is not None:
             raise RuntimeError("GameBatch.all_or_nothing: already inside one")
-        self._journal = journal = {}
+        self._journal = journal = {
+            "marks": [len(m) for m in self._moves], "ended": {},
+            "check": [(len(g.log), g.rng) for g in self.games],
+            "streams": [s.state for s in self._streams],
+            "seats": [s.state for s in self._seats]}
         try:
             yield
         except BaseException:
@@ -269,25 +288,35 @@ class GameBatch:
         finally:
             self._journal = None
 
-    def _save(self, i: int) -> list:
-        return [self.games[i].clone(), int(self.learner_seat[i]), int(self.episodes[i]),
-                self.last_returns[i], self._streams[i].state, self._seats[i].state, None]
-
     def _restore(self, journal: dict) -> None:
-        for i, (g, seat, episodes, last, stream, seats, final) in journal.items():
-            self.games[i] = g
+        for i, (dealt, moves, seat, episodes, last, final) in journal["ended"].items():
+            self._dealt[i], self._moves[i] = dealt, moves
             self.learner_seat[i] = seat
             self.episodes[i] = episodes
             self.last_returns[i] = last
-            self._streams[i].state = stream
+            self.final_obs[i] = final
+        for i, (st, seats) in enumerate(zip(journal["streams"], journal["seats"])):
+            self._streams[i].state = st
             self._seats[i].state = seats
-            if final is not None:
-                self.final_obs[i] = final
-            self._write(i)
+        astray = []
+        for i, mark in enumerate(journal["marks"]):
+            moves = self._moves[i]
+            if i in journal["ended"] or len(moves) != mark or i == journal.get("failed"):
+                del moves[mark:]
+                d0, d1, seed = self._dealt[i]
+                g = new_game(d0, d1, seed=seed, config=self.config)
+                for a in moves:
+                    g.apply_action(a)
+                if (len(g.log), g.rng) != journal["check"][i]:
+                    astray.append(i)
+                self.games[i] = g
+                self._write(i)
         self.done[:] = False
         self.truncated[:] = False
         self.reward[:] = 0
-        self.broken = None
+        self.broken = None if not astray else (
+            f"games {astray[:8]} could not be put back after a failed step: they were "
+            f"changed outside GameBatch.step")
 
     @property
     def learner_to_act(self) -> np.ndarray:

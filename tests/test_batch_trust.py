@@ -109,6 +109,13 @@ def test_gamebatch_all_or_nothing_puts_every_game_back():
         b.step(acts)
         c.step(acts)
         assert (b.obs == c.obs).all() and (b.done == c.done).all()
+    # a game changed behind the batch's back cannot be put back: said, not hidden
+    b.games[1].surrender(0)
+    with pytest.raises(IllegalActionError):
+        with b.all_or_nothing():
+            b.step(_first_legal(b.mask))
+    with pytest.raises(RuntimeError, match=r"games \[1\] could not be put back.*outside"):
+        b.step(_first_legal(b.mask))
 
 
 def test_selfplay_refuses_bad_learner_actions_and_moves_nothing():
