@@ -17,8 +17,9 @@ How it fits together:
   rest), in sampling, in training and for the value function's input alike.
 * ``FrozenAgentModule`` lets any shipped agent that reads observations (random, nv2-ppo, a
   policy file) play a seat; it is never trained.  Self-play maps both seats to the
-  learning module; against a frozen opponent the learner takes seat 0 in even episodes
-  and seat 1 in odd ones.
+  learning module; against a frozen opponent the learner takes seat 0 in each env
+  runner's even episodes and seat 1 in its odd ones (``AlternateSeats``: counted, so the
+  seats do not depend on PYTHONHASHSEED or the episodes' random ids).
 * RLlib's environment checker is off: it steps random actions that ignore the mask, which
   this environment rejects as illegal.  The environment's own checks
   (``python -m nivel_env check``: API, mask, determinism, hidden information) cover it.
@@ -151,6 +152,35 @@ def _module_classes():
 
 # ------------------------------------------------------------------ the algorithm
 
+class AlternateSeats:
+    """RLlib's ``policy_mapping_fn`` against a frozen opponent: the learner sits at seat 0
+    in the first episode this env runner sees, seat 1 in the second, and so on.
+
+    Episodes are told apart by their id, but the seat comes from a counter: the id is a
+    random UUID, and ``hash()`` of it also changes with PYTHONHASHSEED, so
+    ``hash(episode.id_) % 2`` gave neither alternation nor reproducible runs."""
+
+    KEEP = 256                      # episodes remembered (a few are ever under way)
+
+    def __init__(self):
+        self.seats: dict = {}
+        self.count = 0
+
+    def learner_seat(self, episode) -> int:
+        key = getattr(episode, "id_", None)
+        if key is None:             # asked outside an episode (RLlib inferring spaces)
+            return 0
+        if key not in self.seats:
+            self.seats[key] = self.count % 2
+            self.count += 1
+            while len(self.seats) > self.KEEP:
+                self.seats.pop(next(iter(self.seats)))
+        return self.seats[key]
+
+    def __call__(self, agent_id, episode=None, **kw) -> str:
+        return "learner" if agent_id == f"player_{self.learner_seat(episode)}" else "frozen"
+
+
 def build(args):
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
@@ -164,10 +194,7 @@ def build(args):
     if args.opponent:
         specs["frozen"] = RLModuleSpec(module_class=frozen,
                                        model_config={"agent": args.opponent})
-
-        def mapping(agent_id, episode, **kw):     # the learner takes both seats in turn
-            learner_seat = hash(episode.id_) % 2
-            return "learner" if agent_id == f"player_{learner_seat}" else "frozen"
+        mapping = AlternateSeats()                # the learner takes both seats in turn
     else:
         def mapping(agent_id, episode, **kw):     # self-play: both seats learn
             return "learner"

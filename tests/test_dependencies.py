@@ -410,3 +410,43 @@ def test_a_policy_opponent_without_torch_says_what_to_install(opponent):
         assert run.returncode == 0, run.stderr[-2000:]
     else:
         assert run.returncode == 1 and 'pip install -e ".[train]"' in run.stderr
+
+
+# ------------------------------------------------------------------ CI and the README
+def _readme_commands():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("readme_commands",
+                                                  ROOT / ".ci" / "readme_commands.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.readme_commands
+
+
+def test_ci_runs_the_readme_set_up_commands_as_written():
+    """CI reads the commands from README.md (never a copy of them), and runs each in a
+    fresh virtual environment before anything else is installed there."""
+    commands = _readme_commands()((ROOT / "README.md").read_text())
+    assert len(commands) == 2
+    assert commands[0].startswith("pip install -e . && python evaluate.py decks")
+    assert commands[1].startswith("pip install torch==") and "python -m pytest -q" in commands[1]
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert "python3 .ci/readme_commands.py README.md" in ci
+    for c in commands:
+        assert c not in ci, f"CI retypes a README command: {c}"
+    for k, venv in ((0, "a"), (1, "b")):
+        fresh, run = ci.index(f'fresh "$ROOT/.venv-ci/{venv}"'), ci.index(f'"${{SETUP[{k}]}}"')
+        between = ci[fresh:run]
+        assert fresh < run and "pip install" not in between, between
+    assert "--durations=25" in ci and "-m slow" in ci
+    # the examples' extras in their own environment, without train
+    c = ci[ci.index('fresh "$ROOT/.venv-ci/c"'):]
+    assert '".[dev,rllib,tianshou]"' in c and "train" not in c.split("pytest")[0]
+
+
+def test_readme_commands_reads_only_the_first_bash_block():
+    read = _readme_commands()
+    text = ("intro\n```bash\n# a comment\n\npip install -e . && \\\n  python x.py --n 2\n"
+            "pip install y\n```\n```bash\nnot this\n```\n")
+    assert read(text) == ["pip install -e . &&   python x.py --n 2", "pip install y"]
+    with pytest.raises(SystemExit, match="no ```bash block"):
+        read("no code here")
