@@ -63,9 +63,15 @@ def cmd_check(args) -> int:
     config = RuleConfig(max_turns=args.max_turns) if args.max_turns else None
     print(f"checking {len(decks)} decks ({', '.join(d.name for d in decks)}) over "
           f"{len(db)} cards, seed {args.seed}", flush=True)
-    results = run_checks(decks, games=args.games, seed=args.seed, config=config,
-                         card_files=args.cards or (), checks=checks,
-                         workers=args.workers, progress=not args.no_progress)
+    from .checks.runner import AGENTS, CheckInputError
+    try:
+        results = run_checks(decks, games=args.games, seed=args.seed, config=config,
+                             card_files=args.cards or (), checks=checks,
+                             workers=args.workers, progress=not args.no_progress,
+                             agents=args.agents or AGENTS)
+    except CheckInputError as e:
+        print(f"check: {e}", file=sys.stderr)
+        return 2
     print(summary(results))
     bad = sum(r.failures for r in results)
     print("\nall checks passed" if not bad else f"\n{bad} failing games; each is replayable "
@@ -78,15 +84,21 @@ def add_parser(sub) -> None:
                                      "action mask, determinism and hidden information")
     p.add_argument("--games", type=int, default=1000,
                    help="soak games; the mask and hidden checks play a tenth as many, "
-                        "determinism a fiftieth, web a hundredth (default 1000)")
+                        "determinism a fiftieth, narration and web a hundredth, agents a "
+                        "five-hundredth (default 1000)")
     p.add_argument("--decks", nargs="+", metavar="DECK",
                    help="bundled deck names or deck files (default: every bundled deck)")
     add_cards_option(p, "your card file, added to the bundled pool; without --decks the "
                         "bundled decks are also played with your cards mixed in")
     p.add_argument("--checks", nargs="+", metavar="CHECK",
-                   help="soak, mask, determinism, hidden, web (the browser game's "
-                        "answers; skipped, saying so, without the dev extra) "
-                        "(default: all)")
+                   help="soak, mask, determinism, hidden, narration (what a seat is "
+                        "told), agents (agents that read the game; skipped, saying so, "
+                        "without torch), web (the browser game's answers; skipped, saying "
+                        "so, without the dev extra) (default: all)")
+    p.add_argument("--agents", nargs="+", metavar="AGENT",
+                   help="agents that read the game for the agents check, as play "
+                        "--opponent names them (default: "
+                        "nv2-search:simulations=16,worlds=4)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     p.add_argument("--max-turns", type=int, help="turn cap (default: RuleConfig's)")

@@ -53,6 +53,30 @@ def test_determinism_and_hidden_information(all_decks, games):
     assert r["hidden"].positions > games[1] * 25 and r["determinism"].positions > games[0] * 50
 
 
+@pytest.mark.slow
+def test_narration_and_agents_hold_hidden_information_at_length(all_decks, tmp_path):
+    """The narration check over the bundled and test decks and over decks carrying cards
+    that move hand and deck cards without a card condition; the agents check on the
+    shipped search (the fast versions are in tests/test_hidden_info.py)."""
+    from test_hidden_info import MOVES
+    from nivel_env.cli_check import decks_with_cards
+    f = tmp_path / "moves.yaml"
+    f.write_text(MOVES, encoding="utf-8")
+    from nivel_env.cards import load_card_db
+    from nivel_env.cards.db import bundled_card_files
+    mdb = load_card_db(bundled_card_files() + [TEST_POOL, f])
+    base = [load_deck(n, mdb) for n in list_decks()]
+    moving = decks_with_cards(base, [mdb.get(c) for c in ("HN-01", "HN-02", "HN-03")])
+    r = _ok(run_checks(all_decks, seed=3, card_files=[TEST_POOL],
+                       checks=["narration", "agents"], counts={"narration": 60, "agents": 4},
+                       progress=False))
+    assert r["narration"].positions > 60 * 20
+    assert r["agents"].skipped or r["agents"].positions > 4 * 5
+    r = _ok(run_checks(moving, seed=4, card_files=[TEST_POOL, f], checks=["narration"],
+                       counts={"narration": 60}, progress=False))
+    assert r["narration"].comparisons > 60 * 200
+
+
 # ------------------------------------------------------- the checks can fail
 
 def _game(all_decks, seed=3, steps=60):
@@ -167,9 +191,12 @@ def test_a_failure_names_seed_decks_and_actions_and_replays(all_decks, monkeypat
 
 def test_check_command_on_bundled_and_own_cards(capsys, tmp_path):
     from nivel_env.__main__ import main
-    assert main(["check", "--games", "30", "--no-progress", "--workers", "1"]) == 0
+    from nivel_env.checks import CHECKS
+    assert main(["check", "--games", "30", "--no-progress", "--workers", "1", "--checks",
+                 *[c for c in CHECKS if c != "agents"]]) == 0      # agents: the next test
     out = capsys.readouterr().out
     assert "all checks passed" in out and "soak" in out and "hidden" in out
+    assert "narration: " in out and " comparisons of the lines told to a seat" in out
     assert main(["check", "--games", "20", "--no-progress", "--workers", "2",
                  "--cards", str(TEST_POOL), "--checks", "soak", "mask"]) == 0
     out = capsys.readouterr().out
@@ -180,6 +207,27 @@ def test_check_command_on_bundled_and_own_cards(capsys, tmp_path):
     err = capsys.readouterr().err
     assert str(bad) in err and "NOPE-1" in err
     assert main(["check", "--checks", "speed", "--no-progress"]) == 2
+
+
+def test_check_command_holds_agents_that_read_the_game_to_hidden_information(capsys):
+    """The agents check runs by default (the shipped search at a small budget) and on the
+    agents named; one that reads only the observation, or no torch, skips it saying why;
+    an unknown agent is refused."""
+    from nivel_env.__main__ import main
+    from nivel_env.checks import CHECKS, plan
+    assert "agents" in CHECKS and "narration" in CHECKS and plan(1000)["agents"] == 2
+    pytest.importorskip("torch")
+    assert main(["check", "--games", "1", "--no-progress", "--checks", "agents",
+                 "--agents", "nv1-ppo:simulations=4,worlds=2"]) == 0
+    out = capsys.readouterr().out
+    assert "agents: " in out and "comparisons of the move an agent" in out
+    assert "all checks passed" in out
+    assert main(["check", "--games", "1", "--no-progress", "--checks", "agents",
+                 "--agents", "heuristic"]) == 0
+    assert "agents       skipped: heuristic read(s) the observation" in capsys.readouterr().out
+    assert main(["check", "--games", "1", "--no-progress", "--checks", "agents",
+                 "--agents", "no-such-agent"]) == 2
+    assert "--agents" in capsys.readouterr().err
 
 
 def test_decks_with_cards_carry_every_new_card(db):

@@ -208,3 +208,125 @@ def test_the_check_catches_showing_unknown_hand_cards(hdb, monkeypatch):
         return v
     monkeypatch.setattr(Encoder, "encode", all_hand)
     assert any("observation" in e for e in world_errors(enc, g, 0, 1))
+
+
+# ------------------------------------------------ the narration and agents that read the game
+MOVES = """
+cards:
+  - {id: HN-01, type: skill, name: Tuck Two, name_ko: 두 장 넣기, cost: 1, attribute: fire,
+     effect: [{to_deck_bottom: {target: {who: you, zone: hand, choose: 2}}}]}
+  - {id: HN-02, type: skill, name: Bury Deep, name_ko: 깊이 묻기, cost: 1, attribute: fire,
+     effect: [{to_deck_bottom: {target: {who: opponent, zone: hand, random: 1}}}]}
+  - {id: HN-03, type: skill, name: Dredge, name_ko: 끌어올리기, cost: 1, attribute: fire,
+     effect: [{return_to_hand: {target: {who: you, zone: deck, random: 1}}}]}
+"""
+
+
+@pytest.fixture(scope="module")
+def mdb(tmp_path_factory):
+    f = tmp_path_factory.mktemp("m") / "moves.yaml"
+    f.write_text(MOVES, encoding="utf-8")
+    return load_card_db(bundled_card_files() + [TEST_POOL, f])
+
+
+def _name_every_card(monkeypatch):
+    """The narration as it was: every event read as it is, whoever the seat."""
+    import nivel_env.narrate
+    import nivel_env.checks.hidden
+    monkeypatch.setattr(nivel_env.narrate, "seat_event", lambda e, viewer: e)
+    monkeypatch.setattr(nivel_env.checks.hidden, "seat_event", lambda e, viewer: e)
+
+
+def test_the_narration_check_catches_a_hand_card_named_to_the_other_seat(mdb, monkeypatch):
+    from nivel_env.checks.hidden import told_errors
+    enc = Encoder(mdb)
+    g = game(mdb, ["HN-01", "T-002", "T-003", "T-021"], opp_hand=["T-021", "T-001"])
+    moves = _moves_of(g, ("use Tuck Two", "pick Flame Lancer", "pick Raider of Ash"))
+    assert told_errors(enc, g, 1, moves, 5) == [] and told_errors(enc, g, 0, moves, 5) == []
+    _name_every_card(monkeypatch)
+    errs = told_errors(enc, g, 1, moves, 5)
+    assert errs and "narration told to player 1" in errs[0], errs
+    assert told_errors(enc, g, 0, moves, 5) == []          # the owner may hear the names
+
+
+def _moves_of(g, texts):
+    """The action ids of ``texts`` played in turn from ``g`` (left as it is)."""
+    x, out = g.clone(), []
+    for text in texts:
+        hits = [a for a in x.legal_actions() if text in x.action_name(a)]
+        assert len(hits) == 1, (text, [x.action_name(a) for a in x.legal_actions()])
+        out.append(hits[0])
+        x.apply_action(hits[0])
+    return out
+
+
+def test_the_narration_check_over_games_with_hidden_moves(mdb, monkeypatch):
+    """Random games of decks carrying cards that move hand and deck cards: the check
+    passes, and catches the narration that named them (before 3.8.3 was kept)."""
+    from nivel_env.cards import list_decks, load_deck
+    from nivel_env.checks.hidden import _random_game, narration_errors
+    from nivel_env.cli_check import decks_with_cards
+    from nivel_env.engine import new_game
+    base = [load_deck(n, mdb) for n in list_decks()[:2]]
+    decks = decks_with_cards(base, [mdb.get(c) for c in ("HN-01", "HN-02", "HN-03")])
+    seeds, st = range(3), {}
+    moved = 0
+    for s in seeds:
+        errs, k = narration_errors(decks[0], decks[1], s, stats=st)
+        assert errs == [] and k > 10
+        g = new_game(decks[0], decks[1], seed=s)
+        for a in _random_game(decks[0], decks[1], s, None, 4)[0]:
+            g.apply_action(a)
+        moved += sum("from" in e for e in g.events)
+    assert moved >= 3 and st["comparisons"] > 100         # the games moved hidden cards
+    _name_every_card(monkeypatch)
+    caught = [narration_errors(decks[0], decks[1], s)[0] for s in seeds]
+    assert any(caught), "the check missed hand cards named to the other seat"
+    assert "told to player" in next(c for c in caught if c)[0]
+
+
+class _Peeker:
+    """An agent that reads the game and lets ``peek(g, player)`` (something hidden from
+    that player) pick its move."""
+    needs_state = True
+
+    def __init__(self, peek):
+        self.peek = peek
+
+    def act_state(self, g):
+        legal = g.legal_actions()
+        return legal[hash(self.peek(g, g.current_player)) % len(legal)]
+
+
+def test_the_agent_check_catches_agents_that_read_hidden_cards():
+    from nivel_env.cards import list_decks, load_deck
+    from nivel_env.checks.hidden import agent_hidden_errors
+    d0, d1 = load_deck(list_decks()[0]), load_deck(list_decks()[1])
+    fair = _Peeker(lambda g, p: (tuple(g.defs[i] for i in g.hand[p]), g.turn))
+    st: dict = {}
+    errs, k = agent_hidden_errors(fair, d0, d1, 3, stats=st)
+    assert errs == [] and k > 5 and st["comparisons"] == 3 * k
+    peeks = {"substituted": lambda g, p: tuple(sorted(g.defs[i] for i in g.deck[1 - p])),
+             "redrawn": lambda g, p: tuple(g.defs[i] for i in g.deck[p]),
+             "relabelled": lambda g, p: tuple(g.hand[1 - p])}
+    for world, peek in peeks.items():
+        errs, _ = agent_hidden_errors(_Peeker(peek), d0, d1, 3)
+        assert errs and f"in a {world} world" in errs[0], (world, errs)
+    # an agent that knows the opponent's list (open lists) may read it; nothing else
+    from nivel_env.engine.hidden import hidden_groups
+    knows = _Peeker(lambda g, p: tuple(sorted(g.defs[i] for i in hidden_groups(g, p)[0])))
+    knows.deck_lists = "open"
+    assert agent_hidden_errors(knows, d0, d1, 3)[0] == []
+    knows.peek = peeks["redrawn"]
+    assert agent_hidden_errors(knows, d0, d1, 3)[0]
+
+
+def test_the_agent_check_passes_the_search():
+    pytest.importorskip("torch")
+    from agents import load_opponent
+    from nivel_env.cards import list_decks, load_deck
+    from nivel_env.checks.hidden import agent_hidden_errors
+    search = load_opponent("nv1-ppo:simulations=16,worlds=4", seed=2)
+    errs, k = agent_hidden_errors(search, load_deck(list_decks()[2]),
+                                  load_deck(list_decks()[3]), 5, every=12)
+    assert errs == [] and k > 3

@@ -13,12 +13,29 @@ that player cannot see:
 
 The game's generator is redrawn in each.  Swapping a card of the player's own hand must
 change the observation (the check would pass trivially on a blind encoder otherwise).
+
+Two more readers of the game are held to the same:
+
+* the narration (``narration_errors``): from a position, the moves really played next
+  are played again in a world whose cards hidden from the viewer throughout those moves
+  are substituted (or renamed), the generator kept; while the viewer's view stays the
+  same in both, the lines told to that viewer (``narrate.Narrator``) and the events as
+  that seat may read them (``engine.hidden.seat_event``) must be the same too;
+* agents that read the game (``needs_state``: the search) (``agent_hidden_errors``): at
+  a position, a fresh copy of the agent must choose the same move in the real game and
+  in redrawn, substituted (the opponent's cards; a player knows their own list) and
+  relabelled worlds of what its player cannot see.  An agent declaring
+  ``deck_lists = "open"`` knows the opponent's list: only worlds that keep it (redrawn,
+  relabelled) apply.
 """
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 
-from ..engine.hidden import determinize, relabel, substitute
+from ..engine.hidden import (determinize, hidden_groups, relabel, seat_event, seen_candidates,
+                             substitute)
 from ..engine.rng import next_u64, seed_state
 
 CHANNELS = ("observation", "mask", "infos", "action names")
@@ -128,4 +145,141 @@ def _swap_own_hand_card(g, p: int):
     return h
 
 
-__all__ = ["CHANNELS", "hidden_info_errors", "view", "world_errors"]
+# ------------------------------------------------------------------ the narration
+def visible(g, p: int) -> set:
+    """The card instances whose card player ``p`` can tell at ``g``: all but the hidden
+    ones (``hidden_groups``) they are not looking at."""
+    hidden = set().union(*hidden_groups(g, p)) - seen_candidates(g, p)
+    return set(range(len(g.defs))) - hidden
+
+
+def _random_game(deck_0, deck_1, seed: int, config, every: int):
+    """A random game of ``seed``: (its actions, [(decision index, a copy of the game
+    then)] every ``every``-th decision)."""
+    from ..engine import new_game
+    g = new_game(deck_0, deck_1, seed=seed, config=config, db=deck_0.db)
+    state, actions, snaps = seed_state(seed ^ 0x7A11), [], []
+    while g.result is None:
+        if len(actions) % every == 0:
+            snaps.append((len(actions), g.clone()))
+        legal = g.legal_actions()
+        state, r = next_u64(state)
+        actions.append(legal[r % len(legal)])
+        g.apply_action(actions[-1])
+    return actions, snaps
+
+
+def narration_errors(deck_0, deck_1, seed: int, config=None, every: int = 4,
+                     horizon: int = 6, stats: dict | None = None) -> tuple[list[str], int]:
+    """(errors, positions checked) for the narration of one random game of ``seed``: at
+    every ``every``-th decision, for both viewers, the next ``horizon`` moves told in the
+    real game and in a substituted and a relabelled world (see the module docstring).
+    ``stats["comparisons"]`` counts the comparisons of lines and of events."""
+    from ..env.encoder import Encoder
+    enc = Encoder(deck_0.db)
+    actions, snaps = _random_game(deck_0, deck_1, seed, config, every)
+    out, checked = [], 0
+    for at, g in snaps:
+        for p in (0, 1):
+            checked += 1
+            errs = told_errors(enc, g, p, actions[at:at + horizon], seed * 7919 + at * 31 + p,
+                               stats)
+            out += [f"decision {at} ({g.decision_name}): {x}" for x in errs]
+        if out:
+            break
+    return out, checked
+
+
+def told_errors(enc, g, p: int, moves: list, seed: int, stats: dict | None = None) -> list:
+    """How what player ``p`` is told of ``moves`` (legal in turn from ``g``) changes in
+    worlds that differ from ``g`` only in cards ``p`` cannot see during those moves."""
+    from ..narrate import Narrator
+    keep, x = visible(g, p), g.clone()
+    for a in moves:                                # what p sees along the way keeps its card
+        n = len(x.events)
+        x.apply_action(a)
+        keep |= visible(x, p)
+        keep |= {e["iid"] for e in x.events[n:] if e["type"] == "reveal"}
+        if x.result is not None:
+            break
+    worlds = (("substituted", substitute(g, p, seed, keep=keep, reseed=False)),
+              ("relabelled", relabel(g, p, seed + 1, keep=keep)))
+    for how, h in worlds:
+        real = g.clone()
+        told = [Narrator(real, p), Narrator(h, p)]
+        names: list = [{}, {}]                     # instance -> order of first mention
+        for t in told:
+            t.seen = len(t.g.events)
+        for a in moves:
+            if real.result is not None or a not in h.legal_actions():
+                break
+            n = len(real.events)
+            real.apply_action(a)
+            h.apply_action(a)
+            if view(enc, real, p) != view(enc, h, p):
+                break                              # the worlds part in what p sees: stop
+            lines = [t.new_lines() for t in told]
+            events = [[_named(seat_event(e, p), names[k]) for e in w.events[n:]]
+                      for k, w in enumerate((real, h))]
+            if stats is not None:
+                stats["comparisons"] = stats.get("comparisons", 0) + 2
+            if lines[0] != lines[1]:
+                diff = [(u, v) for u, v in zip(lines[0], lines[1]) if u != v][:2] or lines
+                return [f"the narration told to player {p} changes in a {how} world of what "
+                        f"they cannot see: {diff}"]
+            if events[0] != events[1]:
+                diff = [(u, v) for u, v in zip(*events) if u != v][:2] or events
+                return [f"the events as player {p} may read them (seat_event) change in a "
+                        f"{how} world of what they cannot see: {diff}"]
+    return []
+
+
+def _named(e: dict, names: dict) -> dict:
+    """``e`` with its card instance named by the order in which the told events first
+    mention it: instance names are arbitrary (``relabel``), so two worlds may pick
+    different copies of a card where the player sees no difference."""
+    if "iid" not in e:
+        return e
+    return {**e, "iid": names.setdefault(e["iid"], len(names))}
+
+
+# ------------------------------------------------------------------ agents
+def agent_hidden_errors(agent, deck_0, deck_1, seed: int, config=None, every: int = 8,
+                        label: str = "the agent",
+                        stats: dict | None = None) -> tuple[list[str], int]:
+    """(errors, positions checked) for an agent that reads the game (``act_state``) over
+    one random game of ``seed``: at every ``every``-th decision with a choice, a fresh
+    copy of ``agent`` (``copy.deepcopy``, so the same seed) must choose the same move in
+    the real game and in worlds that differ only in what the acting player cannot see
+    (see the module docstring).  ``stats["comparisons"]`` counts the moves compared."""
+    from ..engine import new_game
+    g = new_game(deck_0, deck_1, seed=seed, config=config, db=deck_0.db)
+    state, step, checked = seed_state(seed ^ 0xA6E7), 0, 0
+    open_lists = getattr(agent, "deck_lists", "closed") == "open"
+    while g.result is None:
+        legal = g.legal_actions()
+        if step % every == 0 and len(legal) > 1:
+            p, s = g.current_player, seed * 7919 + step * 31
+            checked += 1
+            move = copy.deepcopy(agent).act_state(g)
+            worlds = [("redrawn", determinize(g, p, s))]
+            if not open_lists:
+                worlds.append(("substituted", substitute(g, p, s + 1, own_deck=False)))
+            worlds.append(("relabelled", relabel(g, p, s + 2)))
+            for how, h in worlds:
+                other = copy.deepcopy(agent).act_state(h)
+                if stats is not None:
+                    stats["comparisons"] = stats.get("comparisons", 0) + 1
+                if other != move:
+                    return [f"decision {step} ({g.decision_name}): {label} playing player "
+                            f"{p} chooses {h.action_name(other)!r} in a {how} world of what "
+                            f"they cannot see, {g.action_name(move)!r} in the real game"], \
+                        checked
+        state, r = next_u64(state)
+        g.apply_action(legal[r % len(legal)])
+        step += 1
+    return [], checked
+
+
+__all__ = ["CHANNELS", "agent_hidden_errors", "hidden_info_errors", "narration_errors",
+           "told_errors", "view", "visible", "world_errors"]

@@ -14,10 +14,17 @@ from pathlib import Path
 
 from ..cards.deck import Deck, parse_deck
 from .determinism import deck_text, determinism_errors
-from .hidden import hidden_info_errors
+from .hidden import agent_hidden_errors, hidden_info_errors, narration_errors
 from .soak import GameCheck, play_checked, schedule
 
-CHECKS = ("soak", "mask", "determinism", "hidden", "web")
+CHECKS = ("soak", "mask", "determinism", "hidden", "narration", "agents", "web")
+#: the agents that read the game the ``agents`` check holds to hidden information: the
+#: shipped search at a small budget (``python -m nivel_env check --agents`` takes others)
+AGENTS = ("nv2-search:simulations=16,worlds=4",)
+
+
+class CheckInputError(ValueError):
+    """A check was asked for something that cannot be (an unknown agent); says what."""
 
 
 @dataclass
@@ -45,9 +52,12 @@ def plan(games: int) -> dict[str, int]:
     the costly every-action mask check and the hidden-information check, a
     fiftieth (at least 2) for determinism, which replays each game six ways, and a
     hundredth for the web answers' hidden-information check (checks/web.py), which asks
-    the server a dozen questions in four worlds at every third position."""
+    the server a dozen questions in four worlds at every third position, and for the
+    narration's, which plays the next moves again in two worlds for both viewers; a
+    five-hundredth for the agents', which runs a search four times a position."""
     return {"soak": games, "mask": max(1, games // 10), "hidden": max(1, games // 10),
-            "determinism": max(2, games // 50), "web": max(1, games // 100)}
+            "determinism": max(2, games // 50), "web": max(1, games // 100),
+            "narration": max(1, games // 100), "agents": max(1, games // 500)}
 
 
 # ------------------------------------------------------------ worker side
@@ -72,8 +82,9 @@ def _game(task) -> GameCheck:
 # ------------------------------------------------------------ the runner
 def run_checks(decks: list[Deck], games: int = 1000, seed: int = 0, config=None,
                card_files=(), checks=CHECKS, workers: int = 1, progress: bool = True,
-               counts: dict | None = None) -> list[CheckResult]:
-    """Run ``checks`` and return one result each; ``counts`` overrides plan(games).
+               counts: dict | None = None, agents=AGENTS) -> list[CheckResult]:
+    """Run ``checks`` and return one result each; ``counts`` overrides plan(games);
+    ``agents``: the agents (``load_opponent`` names) the ``agents`` check plays.
 
     Worker processes (``workers`` > 1) and the determinism check's subprocesses rebuild
     the decks from their card ids over the bundled pool plus ``card_files``, so decks
@@ -101,6 +112,11 @@ def run_checks(decks: list[Deck], games: int = 1000, seed: int = 0, config=None,
                 if r.skipped:
                     results.append(r)
                     continue
+            if name == "agents":
+                readers, r.skipped = _game_readers(agents, seed)
+                if r.skipped:
+                    results.append(r)
+                    continue
             bar = tqdm(total=n[name], desc=f"{name:<11}", unit="game", disable=not progress,
                        leave=False)
             if name in ("soak", "mask"):
@@ -121,11 +137,19 @@ def run_checks(decks: list[Deck], games: int = 1000, seed: int = 0, config=None,
             else:
                 for s, (a, b), _ in schedule(decks, n[name], seed + 2 * 10**6):
                     d0, d1 = local[a], local[b]
-                    if name in ("hidden", "web"):
+                    if name in ("hidden", "web", "narration", "agents"):
                         st: dict = {}
                         if name == "web":
                             from .web import web_hidden_errors
                             errs, k = web_hidden_errors(d0, d1, s, config, stats=st)
+                        elif name == "narration":
+                            errs, k = narration_errors(d0, d1, s, config, stats=st)
+                        elif name == "agents":
+                            errs, k = [], 0
+                            for label, agent in readers:
+                                e, j = agent_hidden_errors(agent, d0, d1, s, config,
+                                                           label=label, stats=st)
+                                errs, k = errs + e, k + j
                         else:
                             errs, k = hidden_info_errors(d0, d1, s, config, stats=st)
                         r.comparisons += st.get("comparisons", 0)
@@ -147,6 +171,25 @@ def run_checks(decks: list[Deck], games: int = 1000, seed: int = 0, config=None,
     return results
 
 
+def _game_readers(specs, seed: int) -> tuple[list, str]:
+    """([(name, agent)] for the agents named by ``specs`` that read the game
+    (``needs_state``), or why none can run: torch missing, or none of them reads it (an
+    agent reading the observation is held to hidden information by the ``hidden``
+    check, which checks the observation itself)."""
+    try:
+        from agents import load_opponent
+        loaded = [(spec, load_opponent(spec, seed=seed)) for spec in specs]
+    except ImportError as e:
+        return [], f"needs torch, the train extra (pip install -e \".[train]\"): {e}"
+    except (ValueError, TypeError) as e:              # an unknown name, a bad policy file
+        raise CheckInputError(f"--agents: {e}") from None
+    readers = [(spec, a) for spec, a in loaded if getattr(a, "needs_state", False)]
+    if not readers:
+        return [], (f"{', '.join(specs)} read(s) the observation, not the game: the hidden "
+                    f"check covers that")
+    return readers, ""
+
+
 def summary(results: list[CheckResult]) -> str:
     lines = [f"{'check':<12} {'games':>7} {'positions':>10} {'failures':>9} {'seconds':>8}"]
     for r in results:
@@ -156,7 +199,15 @@ def summary(results: list[CheckResult]) -> str:
         lines.append(f"{r.name:<12} {r.games:>7,} {r.positions:>10,} {r.failures:>9,} "
                      f"{r.seconds:>8.1f}")
     for r in results:
-        if r.comparisons and r.name == "web":
+        if r.comparisons and r.name == "narration":
+            lines.append(f"\n{r.name}: {r.comparisons:,} comparisons of the lines told to a "
+                         f"seat and the events it may read, next moves replayed in "
+                         f"substituted and relabelled worlds")
+        elif r.comparisons and r.name == "agents":
+            lines.append(f"\n{r.name}: {r.comparisons:,} comparisons of the move an agent "
+                         f"that reads the game chooses, across redrawn, substituted and "
+                         f"relabelled worlds")
+        elif r.comparisons and r.name == "web":
             lines.append(f"\n{r.name}: {r.comparisons:,} comparisons of the browser game's "
                          f"answers during play (game, review, replay, errors) across redrawn, "
                          f"substituted and relabelled worlds, none carrying the seed")
@@ -190,4 +241,5 @@ def coverage_lines(r: CheckResult) -> list[str]:
     return out
 
 
-__all__ = ["CHECKS", "CheckResult", "plan", "run_checks", "summary"]
+__all__ = ["AGENTS", "CHECKS", "CheckInputError", "CheckResult", "plan", "run_checks",
+           "summary"]

@@ -108,34 +108,38 @@ def seen_candidates(g, player: int) -> set:
     return set()
 
 
-def substitute(g, player: int, seed: int, own_deck: bool = True):
+def substitute(g, player: int, seed: int, own_deck: bool = True, keep=(),
+               reseed: bool = True):
     """A copy of ``g`` in which every card ``player`` cannot see is replaced by a card drawn
     from the whole pool (units, items and skills), not only shuffled.  ``own_deck=False``
     leaves the cards of the player's own deck as they are (only the opponent's change): a
-    player knows their own deck list, so an agent may use it (docs/rulings.md R24)."""
+    player knows their own deck list, so an agent may use it (docs/rulings.md R24).
+    Instances in ``keep`` keep their cards, and ``reseed=False`` keeps the game's generator:
+    the narration check plays the same moves on in both games (``checks.hidden``)."""
     h = g.clone()
     state = seed_state(seed)
     pool = [c.index for c in g.db.cards if c.type != "leader"]
     defs = list(h.defs)
-    seen = seen_candidates(g, player)
+    seen = seen_candidates(g, player) | set(keep)
     for group in hidden_groups(h, player)[:None if own_deck else 1]:
         for i in group:
             if i not in seen:
                 state, r = next_u64(state)
                 defs[i] = pool[r % len(pool)]
     h.defs = tuple(defs)
-    state, h.rng = next_u64(state)
+    if reseed:
+        state, h.rng = next_u64(state)
     h.dirty, h._legal = True, None
     return h
 
 
-def relabel(g, player: int, seed: int):
+def relabel(g, player: int, seed: int, keep=()):
     """A copy of ``g`` in which the instances ``player`` cannot see are renamed: each
     owner's hidden instances permuted among themselves, every card staying where it is.
-    Instances named by pending effects are left alone."""
+    Instances named by pending effects, and those in ``keep``, are left alone."""
     h = g.clone()
     state = seed_state(seed)
-    named = _named_elsewhere(g)
+    named = _named_elsewhere(g) | set(keep)
     perm = {}
     for group in hidden_groups(g, player):
         ids = sorted(i for i in group if i not in named)
