@@ -86,8 +86,8 @@ def batch_actions(actions, n: int, where: str) -> np.ndarray:
     if arr.dtype == object:
         return batch_actions(arr.tolist(), n, where)
     if arr.dtype.kind not in "iu":
-        raise IllegalActionError(f"{what}; got a {arr.dtype} array ({arr[0]!r} for game 0)"
-                                 [:300])
+        raise IllegalActionError(f"{what}; got a {arr.dtype} array ({arr[0].item()!r} for "
+                                 f"game 0)"[:300])
     out = (arr < 0) | (arr >= N_ACTIONS)
     if out.any():
         i = int(np.flatnonzero(out)[0])

@@ -158,10 +158,12 @@ class WorkerSelfPlayVecEnv(WholeBatchMethods, VecEnv):
             raise RuntimeError(f"WorkerSelfPlayVecEnv.{what}: {self.broken}; call reset() "
                                f"(it starts dead workers again and deals every game anew)")
 
-    def _fail(self, errors: list) -> None:
+    def _fail(self, errors: list, moved: bool = True) -> None:
         self.broken = "a worker failed: " + "; ".join(e.splitlines()[0] for e in errors)
-        raise WorkerError("\n".join(errors) + "\nThe other workers' games may have moved: "
-                          "the env is broken until reset().")
+        raise WorkerError("\n".join(errors) + (
+            "\nThe other workers' games may have moved: the env is broken until reset()."
+            if moved else "\nNo game moved, but that worker's games are lost: the env is "
+                          "broken until reset()."))
 
     # ------------------------------------------------------------------ pool
     def set_opponents(self, opponents, weights=None) -> None:
@@ -257,7 +259,7 @@ class WorkerSelfPlayVecEnv(WholeBatchMethods, VecEnv):
         that dies while they go out is reported once the others have answered."""
         dead = [w for w, p in enumerate(self._procs) if not p.is_alive()]
         if dead:
-            self._fail([f"{self._who(w)} {self._how_it_ended(w)}" for w in dead])
+            self._fail([f"{self._who(w)} {self._how_it_ended(w)}" for w in dead], moved=False)
         errors, sent = [], []
         for w, msg in enumerate(messages):
             try:
