@@ -42,7 +42,8 @@ def test_observation_and_action_sizes_in_the_docs_are_the_envs():
     assert NivelArenaGymEnv().observation_space.shape == (obs_size,)
     patterns = [
         (r"float32\[([\d,]+)\]", obs_size), (r"float32 `\(n, ([\d,]+)\)`", obs_size),
-        (r"Total: ([\d,]+) float32 values", obs_size), (r"observation vector of ([\d,]+)", obs_size),
+        (r"Total: ([\d,]+) float32 values", obs_size),
+        (r"observation vector of ([\d,]+)", obs_size),
         (r"int8\[([\d,]+)\]", n_actions), (r"bool `\(n, ([\d,]+)\)`", n_actions),
     ]
     found = 0
