@@ -52,18 +52,23 @@ def _glyph(ch: str) -> np.ndarray:
         return _glyphs[ch]
 
 
+_painters: dict = {}             # tile width -> (figure, its text), reused for each glyph
+
+
 def _draw_glyph(ch: str) -> np.ndarray:
     import warnings
-
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
     h, w = CELL[0], CELL[1] * _cells(ch)
     if ch.isspace() or not ch.isprintable():
         return np.full((h, w), 255, np.uint8)
-    fig = Figure(figsize=(w / DPI, h / DPI), dpi=DPI, facecolor="white")
-    FigureCanvasAgg(fig)
-    fig.text(0, BASELINE / h, ch, va="baseline", ha="left", fontsize=FONT_SIZE,
-             family="monospace", color="black")
+    if w not in _painters:
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+        fig = Figure(figsize=(w / DPI, h / DPI), dpi=DPI, facecolor="white")
+        FigureCanvasAgg(fig)
+        _painters[w] = fig, fig.text(0, BASELINE / h, "", va="baseline", ha="left",
+                                     fontsize=FONT_SIZE, family="monospace", color="black")
+    fig, text = _painters[w]
+    text.set_text(ch)
     with warnings.catch_warnings():         # a glyph the font lacks is drawn as a box
         warnings.simplefilter("ignore")
         fig.canvas.draw()
