@@ -132,7 +132,8 @@ class SearchAgent:
             value = load_value_head(value, policy_path)
         self.value = value
         self.seed = seed
-        if isinstance(deck_lists, str) and deck_lists not in DECK_LISTS:
+        if (deck_lists not in DECK_LISTS if isinstance(deck_lists, str)
+                else not isinstance(deck_lists, (list, tuple)) or not deck_lists):
             raise ValueError(f"SearchAgent: deck_lists must be {' or '.join(DECK_LISTS)} or "
                              f"a list of decks, got {deck_lists!r}")
         self.deck_lists = deck_lists

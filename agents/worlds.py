@@ -156,6 +156,8 @@ def deck_prior(deck_lists, db):
     except TypeError:
         raise ValueError(f"deck_lists: expected {' or '.join(DECK_LISTS)} or a list of "
                          f"decks, got {type(deck_lists).__name__}") from None
+    except ValueError as e:                       # DeckError: an unknown deck, a bad file
+        raise ValueError(f"deck_lists: {e}") from None
     return CandidateDecks(decks, db)
 
 

@@ -182,8 +182,15 @@ def test_closed_worlds_draw_the_opponents_cards_from_what_may_be_known():
 def test_search_refuses_an_unknown_deck_list_setting(prior):
     with pytest.raises(ValueError, match="deck_lists"):
         SearchAgent(prior, deck_lists="secret")
-    with pytest.raises(ValueError, match="deck_lists"):
-        SearchAgent(prior, deck_lists=3).act_state(positions(1)[0])
+    for bad in (3, [], "ember-rush"):
+        with pytest.raises(ValueError, match="deck_lists"):
+            SearchAgent(prior, deck_lists=bad)
+    g = positions(1)[0]
+    meta = SearchAgent(prior, simulations=4, worlds=2,
+                       deck_lists=["ember-rush", "tide-scholars"])
+    assert meta.act_state(g) in g.legal_actions()
+    with pytest.raises(ValueError, match="deck_lists: .*no-such-deck"):
+        SearchAgent(prior, simulations=4, deck_lists=["no-such-deck"]).act_state(g)
     assert load_opponent("nv2-search:deck_lists=open,simulations=4").deck_lists == "open"
     assert load_opponent("nv2-search:simulations=4").deck_lists == "closed"
     with pytest.raises(ValueError, match="deck_lists"):

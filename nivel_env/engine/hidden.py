@@ -9,12 +9,19 @@ random generator is reseeded.  Card instances stay where they are -- only which
 card each hidden instance is changes -- so pending decisions and effects that
 name instances stay valid.
 
+Redrawing the opponent's true hidden cards keeps their multiset, i.e. their deck list,
+which the player does not know (docs/rulings.md R24).  That is right for checking an
+observation, which must not change under it; a search samples worlds from what it may
+know instead: ``determinize(..., opponent=prior)`` draws the opponent's hidden cards from
+a prior that sees only ``opponent_view`` (the leader, the cards in view, the count).
+
 Uses: the hidden-information tests (an observation must not change under
-``determinize``), and search agents (``agents.search``) that sample worlds consistent
-with what they know (information-set MCTS).  While ``player`` chooses among candidates in
-a hidden zone (11.2.1: they look at them), those candidates keep their cards, and so do
-the cards known to be in the opponent's hand (``g.known``: revealed under 3.1.7, or gone
-there from an open zone).  A card revealed into a deck is treated as unknown.
+``determinize``), and search agents (``agents.search``, priors in ``agents.worlds``) that
+sample worlds consistent with what they know (information-set MCTS).  While ``player``
+chooses among candidates in a hidden zone (11.2.1: they look at them), those candidates
+keep their cards, and so do the cards known to be in the opponent's hand (``g.known``:
+revealed under 3.1.7, or gone there from an open zone).  A card revealed into a deck is
+treated as unknown.
 
 ``substitute`` and ``relabel`` make the other kinds of world the hidden-information
 check tries: hidden cards replaced by other cards of the pool, and hidden instances
