@@ -204,10 +204,13 @@ class WorkerSelfPlayVecEnv(WholeBatchMethods, VecEnv):
             raise RuntimeError("WorkerSelfPlayVecEnv.reset: the env is closed")
         seed = self._seeds[0] if any(s is not None for s in self._seeds) else self._seed
         self._seeds = [None] * self.num_envs
+        if self._pending:                     # a step sent and never waited for: its answers
+            self._pending = False
+            if self._gather(raise_=False):
+                self.broken = "a step failed"
         mend = self.broken is not None or not all(p.is_alive() for p in self._procs)
         if mend:
             self.broken = "reset() failed part-way"
-            self._pending = False
             for w, proc in enumerate(self._procs):
                 if not proc.is_alive():
                     self._start(w)
@@ -222,6 +225,9 @@ class WorkerSelfPlayVecEnv(WholeBatchMethods, VecEnv):
 
     def step_async(self, actions) -> None:
         self._usable("step")
+        if self._pending:
+            raise RuntimeError("WorkerSelfPlayVecEnv.step_async: the last step's step_wait "
+                               "has not been called")
         acts = batch_actions(actions, self.num_envs, "WorkerSelfPlayVecEnv.step")
         ok = self._arrays["mask"][np.arange(self.num_envs), acts]
         if not ok.all():

@@ -244,6 +244,10 @@ def test_a_dead_worker_gives_a_clear_error_and_reset_starts_it_again():
         with pytest.raises(IllegalActionError, match="game 3: .*no game moved"):
             venv.step(illegal)
         assert (venv.reset() == first).all()        # nothing had moved
+        venv.step_async(_first_legal(venv.action_masks()))
+        with pytest.raises(RuntimeError, match="step_wait has not been called"):
+            venv.step_async(_first_legal(venv.action_masks()))
+        assert (venv.reset() == first).all()        # the step's answers read, not mistaken
         venv.step(_first_legal(venv.action_masks()))
         venv._procs[1].kill()
         venv._procs[1].join()
