@@ -172,6 +172,9 @@ class WorkerSelfPlayVecEnv(WholeBatchMethods, VecEnv):
         is kept for the ``reset()`` that mends it."""
         if self.closed:
             raise RuntimeError("WorkerSelfPlayVecEnv.set_opponents: the env is closed")
+        if self._pending:
+            raise RuntimeError("WorkerSelfPlayVecEnv.set_opponents: a step is under way; "
+                               "call step_wait() first")
         opponents = list(opponents)
         check_weights(opponents, weights)        # fail here, not in a worker
         keys = []

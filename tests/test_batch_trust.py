@@ -247,6 +247,8 @@ def test_a_dead_worker_gives_a_clear_error_and_reset_starts_it_again():
         venv.step_async(_first_legal(venv.action_masks()))
         with pytest.raises(RuntimeError, match="step_wait has not been called"):
             venv.step_async(_first_legal(venv.action_masks()))
+        with pytest.raises(RuntimeError, match="a step is under way"):
+            venv.set_opponents([RandomAgent(3)])
         assert (venv.reset() == first).all()        # the step's answers read, not mistaken
         venv.step(_first_legal(venv.action_masks()))
         venv._procs[1].kill()
