@@ -98,7 +98,7 @@ def add_parser(sub) -> None:
     p.add_argument("--agents", nargs="+", metavar="AGENT",
                    help="agents that read the game for the agents check, as play "
                         "--opponent names them (default: "
-                        "nv2-search:simulations=16,worlds=4)")
+                        "nv2-search:simulations=64,worlds=4)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     p.add_argument("--max-turns", type=int, help="turn cap (default: RuleConfig's)")

@@ -330,3 +330,23 @@ def test_the_agent_check_passes_the_search():
     errs, k = agent_hidden_errors(search, load_deck(list_decks()[2]),
                                   load_deck(list_decks()[3]), 5, every=12)
     assert errs == [] and k > 3
+
+
+def test_the_agent_check_catches_a_search_whose_worlds_hold_the_true_hidden_cards():
+    """What the search did before docs/rulings.md R24: worlds redrawn from the opponent's
+    true hidden cards.  The move rarely changes, but the visit counts show it."""
+    pytest.importorskip("torch")
+    from agents import load_opponent
+    from agents.search import SearchAgent
+    from nivel_env.cards import list_decks, load_deck
+    from nivel_env.checks.hidden import agent_hidden_errors
+
+    class TrueWorlds(SearchAgent):
+        def prior(self, db):
+            return None                    # the opponent's true hidden cards, shuffled
+    net = load_opponent("nv1-ppo")
+    d0, d1 = load_deck(list_decks()[2]), load_deck(list_decks()[6])
+    errs, _ = agent_hidden_errors(TrueWorlds(net, simulations=64, worlds=4, seed=0), d0, d1, 2)
+    assert errs and "substituted world" in errs[0], errs
+    assert agent_hidden_errors(SearchAgent(net, simulations=64, worlds=4, seed=0), d0, d1, 2,
+                               every=16)[0] == []

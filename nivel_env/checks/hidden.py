@@ -24,7 +24,8 @@ Two more readers of the game are held to the same:
 * agents that read the game (``needs_state``: the search) (``agent_hidden_errors``): at
   a position, a fresh copy of the agent must choose the same move in the real game and
   in redrawn, substituted (the opponent's cards; a player knows their own list) and
-  relabelled worlds of what its player cannot see.  An agent declaring
+  relabelled worlds of what its player cannot see -- and, for a search that reports
+  them (``last_stats["visits"]``), with the same visit counts.  An agent declaring
   ``deck_lists = "open"`` knows the opponent's list: only worlds that keep it (redrawn,
   relabelled) apply.
 """
@@ -234,6 +235,15 @@ def told_errors(enc, g, p: int, moves: list, seed: int, stats: dict | None = Non
     return []
 
 
+def _decide(agent, g) -> tuple:
+    """(the move a fresh copy of ``agent`` chooses at ``g``, the visit counts behind it if
+    the agent is a search that reports them, ``last_stats["visits"]``): the counts show a
+    world's influence long before it turns the move."""
+    a = copy.deepcopy(agent)
+    move = a.act_state(g)
+    return move, (getattr(a, "last_stats", None) or {}).get("visits")
+
+
 def _named(e: dict, names: dict) -> dict:
     """``e`` with its card instance named by the order in which the told events first
     mention it: instance names are arbitrary (``relabel``), so two worlds may pick
@@ -261,20 +271,24 @@ def agent_hidden_errors(agent, deck_0, deck_1, seed: int, config=None, every: in
         if step % every == 0 and len(legal) > 1:
             p, s = g.current_player, seed * 7919 + step * 31
             checked += 1
-            move = copy.deepcopy(agent).act_state(g)
+            move, stats0 = _decide(agent, g)
             worlds = [("redrawn", determinize(g, p, s))]
             if not open_lists:
                 worlds.append(("substituted", substitute(g, p, s + 1, own_deck=False)))
             worlds.append(("relabelled", relabel(g, p, s + 2)))
             for how, h in worlds:
-                other = copy.deepcopy(agent).act_state(h)
+                other, stats1 = _decide(agent, h)
                 if stats is not None:
                     stats["comparisons"] = stats.get("comparisons", 0) + 1
+                where = f"decision {step} ({g.decision_name}): {label} playing player {p}"
                 if other != move:
-                    return [f"decision {step} ({g.decision_name}): {label} playing player "
-                            f"{p} chooses {h.action_name(other)!r} in a {how} world of what "
-                            f"they cannot see, {g.action_name(move)!r} in the real game"], \
-                        checked
+                    return [f"{where} chooses {h.action_name(other)!r} in a {how} world of "
+                            f"what they cannot see, {g.action_name(move)!r} in the real "
+                            f"game"], checked
+                if stats0 != stats1:
+                    return [f"{where} weighs the moves differently in a {how} world of what "
+                            f"they cannot see (visits {stats1} against {stats0}), though it "
+                            f"chose the same one"], checked
         state, r = next_u64(state)
         g.apply_action(legal[r % len(legal)])
         step += 1

@@ -19,8 +19,10 @@ from .soak import GameCheck, play_checked, schedule
 
 CHECKS = ("soak", "mask", "determinism", "hidden", "narration", "agents", "web")
 #: the agents that read the game the ``agents`` check holds to hidden information: the
-#: shipped search at a small budget (``python -m nivel_env check --agents`` takes others)
-AGENTS = ("nv2-search:simulations=16,worlds=4",)
+#: shipped search at half its budget (``python -m nivel_env check --agents`` takes others;
+#: at 16 simulations the trees rarely reach the opponent's hidden cards, so worlds drawn
+#: from the true ones went unseen there, while 64 showed them in every game)
+AGENTS = ("nv2-search:simulations=64,worlds=4",)
 
 
 class CheckInputError(ValueError):
@@ -205,8 +207,8 @@ def summary(results: list[CheckResult]) -> str:
                          f"substituted and relabelled worlds")
         elif r.comparisons and r.name == "agents":
             lines.append(f"\n{r.name}: {r.comparisons:,} comparisons of the move an agent "
-                         f"that reads the game chooses, across redrawn, substituted and "
-                         f"relabelled worlds")
+                         f"that reads the game chooses (and a search's visit counts), across "
+                         f"redrawn, substituted and relabelled worlds")
         elif r.comparisons and r.name == "web":
             lines.append(f"\n{r.name}: {r.comparisons:,} comparisons of the browser game's "
                          f"answers during play (game, review, replay, errors) across redrawn, "
