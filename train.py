@@ -88,8 +88,8 @@ def parse_args(argv=None):
                          "250 gives 95%% intervals about +-0.05 wide or less; 8 with --quick; "
                          "0: none)")
     ap.add_argument("--eval-workers", type=int, default=None,
-                    help="processes for the final evaluation (default: the cores, when it has "
-                         "at least two blocks of 32 deals a process; 1: in this process)")
+                    help="processes for the final evaluation (default: one a core while each "
+                         "gets two blocks of 32 deals or more; 1: this process)")
     ap.add_argument("--pool", type=float, nargs="+", default=DEFAULT_POOL,
                     metavar="W",
                     help="how often each kind of opponent is drawn, relative weights for "

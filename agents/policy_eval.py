@@ -36,9 +36,10 @@ def deals(decks, games: int, seed: int) -> list[tuple]:
 
 
 def auto_workers(games: int, opponents: int, cores: int | None = None) -> int:
-    """Processes worth starting for ``games`` deals against each of ``opponents``: the
-    cores, but only while each gets two blocks or more (a process takes seconds to start
-    and load the policy; a small evaluation is quicker here)."""
+    """Processes worth starting for ``games`` deals against each of ``opponents``: one per
+    core while each gets two blocks or more (a worker takes a few seconds to start and
+    load torch and the policy, so a small evaluation is quicker in this process).  250
+    deals against two opponents on 2 cores: 18 s in this process, 12-15 s in two."""
     import os
     blocks = -(-games // BLOCK) * opponents
     return max(1, min(cores or os.cpu_count() or 1, blocks // 2))

@@ -135,11 +135,11 @@ ENVS, N_STEPS = 2, 64                   # --quick's rollout: 64 steps a game slo
 
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory):
-    """One rollout of two games (--time-limit runs out at once), the bar on, an evaluation
-    of one deal at step 100, a final evaluation of one deal."""
+    """One rollout of two games (--time-limit runs out at once), the bar on, evaluations
+    every hour (none before the end), a final evaluation of one deal."""
     out = tmp_path_factory.mktemp("tiny") / "run"
     code, stdout, stderr = train_here("--quick", "--envs", ENVS, "--time-limit", "0.00001",
-                                      "--eval-every", "100", "--eval-games", "1",
+                                      "--eval-every", "1h", "--eval-games", "1",
                                       "--final-games", "1", "--out", out)
     assert code == 0, stderr[-3000:]
     return {"out": out, "stdout": stdout, "stderr": stderr,
@@ -171,21 +171,20 @@ def test_train_time_limit_finishes_the_rollout_under_way_and_trains_it(tiny):
     assert tiny["report"]["time_shares"]["update"] > 0
 
 
-def test_train_logs_episode_statistics_and_evaluation_points(tiny):
+def test_train_logs_episode_statistics_and_a_final_evaluation_point(tiny):
     tb = scalars(tiny["out"] / "tb")
     # SB3's episode statistics, from the learner's games (a game is +1, -1 or 0)
     assert tb["rollout/ep_rew_mean"] and tb["rollout/ep_len_mean"]
     assert all(-1 <= v <= 1 for _, v in tb["rollout/ep_rew_mean"])
     assert all(v >= 1 for _, v in tb["rollout/ep_len_mean"])
-    # the evaluation at step 100, and always the final one
+    # a run shorter than --eval-every still has its evaluation point: the final one
     end = tiny["report"]["total_steps"]
     for name in ("heuristic", "random"):
-        assert [s for s, _ in tb[f"eval/win_rate_vs_{name}"]] == [100, end]
+        assert [s for s, _ in tb[f"eval/win_rate_vs_{name}"]] == [end]
     curve = tiny["report"]["eval_curve"]
-    final = [c for c in curve if c.get("final")]
-    assert {c["opponent"] for c in final} == {"heuristic", "random"}
-    assert all(c["steps"] == end and c["low"] <= c["score"] <= c["high"] for c in final)
-    assert any(not c.get("final") and c["steps"] < end for c in curve)
+    assert {c["opponent"] for c in curve} == {"heuristic", "random"}
+    assert all(c["final"] and c["steps"] == end and c["low"] <= c["score"] <= c["high"]
+               for c in curve)
 
 
 def test_train_final_evaluation_is_batched_paired_and_shown(tiny):
@@ -295,10 +294,12 @@ def test_train_quick_runs_and_its_policy_loads_as_an_opponent(tmp_path):
             cwd=tmp_path)
     assert p.returncode == 0, p.stderr[-3000:]
     rep = json.loads((tmp_path / "run" / "train.json").read_text())
-    # evaluations by the clock, then the final one
+    # evaluations by the clock, each at its own step in TensorBoard, then the final one
     points = [c for c in rep["eval_curve"] if c["opponent"] == "heuristic"]
     assert len(points) >= 2 and points[-1]["final"]
     assert all(b["seconds"] - a["seconds"] >= 3 for a, b in zip(points, points[1:-1]))
+    tb = [s for s, _ in scalars(tmp_path / "run" / "tb")["eval/win_rate_vs_heuristic"]]
+    assert tb == [c["steps"] for c in points]
     assert rep["total_steps"] >= 8192 and rep["steps_per_second"] > 0
     assert rep["network"] == "pointer" and sum(rep["time_shares"].values()) <= 1.01
     assert list((tmp_path / "run" / "checkpoints").glob("model_*.zip"))
