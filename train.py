@@ -317,7 +317,7 @@ def main(argv=None) -> int:
                          key=lambda p: int(p.stem.split("_")[1]))
     if args.resume and checkpoints:
         model = PPO.load(checkpoints[-1], env=venv, tensorboard_log=str(out / "tb"),
-                                 device=device)
+                         device=device)
         print(f"resuming from {checkpoints[-1]} ({model.num_timesteps} steps)")
         if args.lr is not None or args.lr_end is not None:
             model.learning_rate = learning_rate(args.lr or model.lr_schedule(1.0))
@@ -332,12 +332,11 @@ def main(argv=None) -> int:
             policy_class, kwargs = pointer_policy()
         else:
             policy_class, kwargs = "MlpPolicy", policy_kwargs()
-        model = PPO(policy_class, venv, n_steps=args.n_steps,
-                            batch_size=args.batch_size, n_epochs=args.epochs,
-                            learning_rate=learning_rate(args.lr or 3e-4), gamma=0.995,
-                            gae_lambda=0.95,
-                            ent_coef=0.01, policy_kwargs=kwargs, seed=args.seed,
-                            tensorboard_log=str(out / "tb"), verbose=0, device=device)
+        model = PPO(policy_class, venv, n_steps=args.n_steps, batch_size=args.batch_size,
+                    n_epochs=args.epochs, learning_rate=learning_rate(args.lr or 3e-4),
+                    gamma=0.995, gae_lambda=0.95, ent_coef=0.01, policy_kwargs=kwargs,
+                    seed=args.seed, tensorboard_log=str(out / "tb"), verbose=0,
+                    device=device)
 
     def refresh_current() -> None:
         """The learner as it is now, as a pool member: itself in this process, a copy of
