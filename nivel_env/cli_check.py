@@ -94,7 +94,7 @@ def add_parser(sub) -> None:
                    help="soak, mask, determinism, hidden, narration (what a seat is "
                         "told), agents (agents that read the game; skipped, saying so, "
                         "without torch), web (the browser game's answers; skipped, saying "
-                        "so, without the dev extra) (default: all)")
+                        "so, without the web extra) (default: all)")
     p.add_argument("--agents", nargs="+", metavar="AGENT",
                    help="agents that read the game for the agents check, as play "
                         "--opponent names them (default: "

@@ -40,7 +40,7 @@ PLAYS_POLICIES = ("train", "rllib", "tianshou")
 #: file pattern -> the extras whose install must run the module (every other: core)
 INSTALLS = {
     "nivel_env/web/*": ("web",),                    # python -m nivel_env serve
-    "nivel_env/checks/web.py": ("dev",),            # the check's browser answers: TestClient
+    "nivel_env/checks/web.py": ("web", "dev"),     # the check's browser answers: TestClient
     "nivel_env/vector_sb3.py": ("train",),          # SB3's VecEnv
     "nivel_env/vector_workers.py": ("train",),
     "train.py": ("train",),

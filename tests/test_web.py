@@ -484,5 +484,5 @@ def test_the_web_check_is_skipped_in_one_line_without_the_web_extra(monkeypatch,
     out = capsys.readouterr().out
     skipped = [line for line in out.splitlines() if "skipped" in line]
     assert len(skipped) == 1 and skipped[0].startswith("web ") \
-        and 'pip install -e ".[dev]"' in skipped[0], out
+        and 'pip install -e ".[web]"' in skipped[0], out
     assert "all checks passed" in out

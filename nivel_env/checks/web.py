@@ -16,7 +16,7 @@ carry neither the game's seed nor its generator's state: the seed plus the recor
 moves rebuild every hidden card, and an answer built from the replay (not from the
 game) would pass the world comparison while giving the whole game away.
 
-Needs starlette and httpx2 (the dev extra); without them ``missing()`` says what to
+Needs starlette and httpx2 (the web extra, also in dev); without them ``missing()`` says what to
 install and the check runner skips this check with that line.
 """
 from __future__ import annotations
@@ -26,7 +26,7 @@ import json
 from ..engine.hidden import determinize, relabel, substitute
 from ..engine.rng import next_u64, seed_state
 
-INSTALL = 'pip install -e ".[dev]"'
+INSTALL = 'pip install -e ".[web]"'
 
 
 def missing() -> str | None:
@@ -35,7 +35,7 @@ def missing() -> str | None:
         import starlette.testclient  # noqa: F401
         from ..web.app import create_app  # noqa: F401
     except ImportError as e:
-        return f"needs starlette and httpx2, the dev extra ({INSTALL}): {e}"
+        return f"needs starlette and httpx2, the web extra ({INSTALL}): {e}"
     return None
 
 
