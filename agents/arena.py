@@ -112,16 +112,22 @@ def play_game(deck_0, deck_1, seed: int, agents, config: RuleConfig | None = Non
     return GameResult(g.result, g.turn, n, g.first)
 
 
+def deals(decks, games: int, seed: int) -> list[tuple]:
+    """``(deck_0, deck_1, seed)`` of each of ``games`` deals: deck pairs cycle through
+    ``decks`` so every pairing comes round.  One home for the deal order, so the final
+    evaluation of train.py (``policy_eval``) and ``head_to_head`` play the same deals."""
+    n = len(decks)
+    return [(decks[i % n], decks[(i * 3 + 1 + i // n) % n], seed * 1_000_003 + i)
+            for i in range(games)]
+
+
 def head_to_head(agent_a, agent_b, decks, games: int, seed: int = 0,
                  config: RuleConfig | None = None) -> dict:
     """``games`` seeds, each played twice with the seats swapped (same decks, same seed);
     deck pairs cycle through ``decks`` (a list of Deck).  Returns A's score and counts."""
     enc = Encoder(decks[0].db)
     wins = losses = draws = 0
-    for i in range(games):
-        d0 = decks[i % len(decks)]
-        d1 = decks[(i * 3 + 1 + i // len(decks)) % len(decks)]
-        s = seed * 1_000_003 + i
+    for d0, d1, s in deals(decks, games, seed):
         for swap in (False, True):
             agents = (agent_b, agent_a) if swap else (agent_a, agent_b)
             r = play_game(d0, d1, s, agents, config, enc).returns

@@ -20,19 +20,13 @@ from functools import partial
 
 import numpy as np
 
+from .arena import deals
 from .games import cached_agent, cached_deck, run_tasks
 from .lockstep import play_lockstep
 from .ratings import paired_score
 
 #: deals per lockstep block (two games each: 64 rows a forward)
 BLOCK = 32
-
-
-def deals(decks, games: int, seed: int) -> list[tuple]:
-    """``(deck_0, deck_1, seed)`` of each deal, the pairs ``head_to_head`` cycles through."""
-    n = len(decks)
-    return [(decks[i % n], decks[(i * 3 + 1 + i // n) % n], seed * 1_000_003 + i)
-            for i in range(games)]
 
 
 def auto_workers(games: int, opponents: int, cores: int | None = None) -> int:
