@@ -160,7 +160,7 @@ class AlternateSeats:
     random UUID, and ``hash()`` of it also changes with PYTHONHASHSEED, so
     ``hash(episode.id_) % 2`` gave neither alternation nor reproducible runs."""
 
-    KEEP = 256                      # episodes remembered (a few are ever under way)
+    KEEP = 256                      # episodes remembered, least recently asked dropped
 
     def __init__(self):
         self.seats: dict = {}
@@ -170,12 +170,14 @@ class AlternateSeats:
         key = getattr(episode, "id_", None)
         if key is None:             # asked outside an episode (RLlib inferring spaces)
             return 0
-        if key not in self.seats:
-            self.seats[key] = self.count % 2
-            self.count += 1
-            while len(self.seats) > self.KEEP:
-                self.seats.pop(next(iter(self.seats)))
-        return self.seats[key]
+        if key in self.seats:       # asked again: now the most recently asked
+            seat = self.seats[key] = self.seats.pop(key)
+            return seat
+        seat = self.seats[key] = self.count % 2
+        self.count += 1
+        while len(self.seats) > self.KEEP:  # an episode under way is asked again long
+            self.seats.pop(next(iter(self.seats)))  # before KEEP others start
+        return seat
 
     def __call__(self, agent_id, episode=None, **kw) -> str:
         return "learner" if agent_id == f"player_{self.learner_seat(episode)}" else "frozen"

@@ -2,11 +2,13 @@
 self-play, and against a frozen shipped opponent) and with Tianshou's collectors, each
 ending with its learner's score against the random agent.  They need the ``[rllib]`` and
 ``[tianshou]`` extras (CI installs them)."""
+import importlib.util
 import json
 import os
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -67,3 +69,19 @@ print(json.dumps(seats))
         outs.append(json.loads(run.stdout))
     assert outs[0] == outs[1] == outs[2]
     assert outs[0] == [[f"player_{n % 2}"] for n in range(8)]
+
+
+def test_rllib_a_long_episode_keeps_its_seat_while_many_others_start():
+    """The seat table forgets the least recently asked episodes, not the oldest started:
+    an episode still being asked keeps its seat however many short ones come and go."""
+    spec = importlib.util.spec_from_file_location("rl", ROOT / "examples/rllib_selfplay.py")
+    m = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(m)
+    f = m.AlternateSeats()
+    long = SimpleNamespace(id_="long")
+    seat = f.learner_seat(long)
+    for n in range(3 * f.KEEP):
+        f.learner_seat(SimpleNamespace(id_=f"short-{n}"))
+        if n % 50 == 0:
+            assert f.learner_seat(long) == seat
+    assert f.learner_seat(long) == seat and len(f.seats) <= f.KEEP
