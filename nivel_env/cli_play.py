@@ -144,8 +144,11 @@ def cmd_play(args) -> int:
     g, human = s.g, s.human
     console.print(f"[bold]Nivel Arena[/bold] — you play [bold]{escape(s.my_deck.name)}[/bold] "
                   f"against {escape(s.players[1 - human])} with "
-                  f"[bold]{escape(s.their_deck.name)}[/bold] (seed "
-                  f"{s.seed}). You go {'first' if g.first == human else 'second'}. Type "
+                  f"[bold]{escape(s.their_deck.name)}[/bold]"
+                  # a drawn seed waits for the end: with the moves it deals every hidden
+                  # card again; one the user typed they know already
+                  f"{f' (seed {s.seed})' if s.seed_given else ''}. You go "
+                  f"{'first' if g.first == human else 'second'}. Type "
                   f"[bold]help[/bold] for the screen and commands, [bold]rules[/bold] for "
                   f"how the game works.")
     told = 0                                  # log lines already printed
@@ -233,7 +236,8 @@ def add_parser(sub) -> None:
                    help="for policy opponents: how greedily they pick (default: hard)")
     p.add_argument("--seat", choices=("0", "1", "random"), default="random",
                    help="your seat; who goes first is decided by the game (5.1.5)")
-    p.add_argument("--seed", type=int, help="the game's seed (default: a fresh one, printed)")
+    p.add_argument("--seed", type=int, help="the game's seed (default: a fresh one, shown "
+                                            "when the game is over)")
     p.add_argument("--no-auto", dest="auto", action="store_false",
                    help="ask even when only one move is legal (default: play it and say so)")
     add_cards_option(p)

@@ -19,6 +19,12 @@ from .narrate import Narrator
 from .replay import ReplayRecorder
 
 
+#: where a seed the game draws comes from: 2^63 values, so that the opening hand (which
+#: the person sees) cannot pick the seed out of a short list -- the seed with the moves
+#: deals the opponent's hand and both decks again.  The browser game draws from it too.
+SEED_SPACE = 2 ** 63
+
+
 class SetupError(ValueError):
     """A game cannot be set up: an unknown deck or opponent; the message says which."""
 
@@ -54,6 +60,10 @@ class PlaySession:
     ``log`` holds every narrated line so far; ``advance`` (called by the constructor and
     after each move) lets the opponent move, and plays the person's forced moves when
     ``auto`` is set, until the person has a real decision or the game is over.
+
+    ``seed`` None draws one from ``SEED_SPACE``; ``seed_given`` says whether the caller
+    chose it.  A screen shows a drawn seed only once the game is over (``over``), since
+    the seed and the moves so far rebuild every hidden card.
     """
 
     def __init__(self, deck: str | None = None, opponent_deck: str | None = None,
@@ -61,7 +71,8 @@ class PlaySession:
                  seat: int | None = None, seed: int | None = None, db=None,
                  auto: bool = True, label: str | None = None, meta: dict | None = None,
                  config=None):
-        self.seed = seed if seed is not None else secrets.randbelow(1_000_000)
+        self.seed_given = seed is not None
+        self.seed = seed if seed is not None else secrets.randbelow(SEED_SPACE)
         dealt = default_decks(self.seed)
 
         def deck_of(d):
@@ -181,5 +192,5 @@ class PlaySession:
         return self.recorder.lines()
 
 
-__all__ = ["IllegalMove", "PlaySession", "SetupError", "default_decks",
+__all__ = ["IllegalMove", "PlaySession", "SEED_SPACE", "SetupError", "default_decks",
            "load_opponent_named"]

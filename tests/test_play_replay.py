@@ -296,3 +296,37 @@ def test_card_text_in_brackets_is_printed_not_read_as_markup(monkeypatch):
     assert "Breakthrough[with power 3 or less]" in _text(screen.moves_table(g, [0, 1]))
     shown = _text(screen.board(g, 0, names=("[me]", "[you]")))
     assert "[me]" in shown and "[you]" in shown
+
+
+def test_the_terminal_shows_a_drawn_seed_only_when_the_game_is_over(tmp_path):
+    """The seed with the moves deals the opponent's hand again: a seed the game drew is
+    shown once the game is over (and in the replay saved then), never during play."""
+    path = tmp_path / "drawn.jsonl"
+    r = run(["play", "--opponent", "random", "--seat", "0", "--save-replay", str(path)],
+            "1\nquit\ny\n")
+    assert r.returncode == 0, r.stderr
+    seed = load_replay(path).header["seed"]
+    during, _, after = r.stdout.partition("Game over")
+    assert after, r.stdout
+    assert "seed" not in during and str(seed) not in during
+    assert f"seed {seed})" in after
+    given = run(["play", "--seed", "8", "--opponent", "random", "--seat", "0"], "quit\ny\n")
+    assert given.returncode == 0, given.stderr
+    assert "(seed 8)" in given.stdout.partition("Game over")[0]     # the user's own seed
+
+
+def test_a_session_draws_its_seed_from_the_web_apps_space(monkeypatch):
+    """One seed space for both screens: 2^63 values, so the opening hand the person sees
+    cannot pick the seed (and with it the hidden cards) out of a short list."""
+    import secrets
+    from nivel_env import session
+    asked = []
+    real = secrets.randbelow
+    monkeypatch.setattr(session.secrets, "randbelow", lambda n: asked.append(n) or real(n))
+    s = session.PlaySession(opponent="random", seat=0)
+    assert asked == [2 ** 63] and session.SEED_SPACE == 2 ** 63
+    assert 0 <= s.seed < 2 ** 63 and s.seed_given is False
+    assert session.PlaySession(opponent="random", seed=3).seed_given is True
+    pytest.importorskip("starlette")
+    from nivel_env.web import app
+    assert app.SEED_SPACE is session.SEED_SPACE

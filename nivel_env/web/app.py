@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import secrets
 from urllib.parse import quote
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -46,7 +45,7 @@ from ..cards import CardDataError, Deck, DeckError, list_decks, load_deck
 from ..narrate import replay_seat, replay_story
 from ..primer import BASICS, glossary, keyword_lines
 from ..replay import ReplayError, parse_replay
-from ..session import IllegalMove, PlaySession, SetupError
+from ..session import SEED_SPACE, IllegalMove, PlaySession, SetupError
 from .store import LimitError, Store
 from .view import legal_moves, seat_view
 
@@ -55,9 +54,6 @@ MAX_BODY = 1 << 14                       # a move or a new game: a few hundred b
 MAX_REPLAY = 16 << 20                    # a 200-turn game records about 2 MB
 DIFFICULTIES = ("hard", "normal", "easy")
 LOOPBACK = ("127.0.0.1", "localhost", "[::1]")
-#: a seed the server draws: from 2^63, so that the opening hand (which the person sees)
-#: cannot pick the seed out of a short list and with it the hidden cards
-SEED_SPACE = 2 ** 63
 
 
 class _SecurityHeaders:
@@ -267,8 +263,7 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         if seat not in (0, 1, "0", "1", "random", None, ""):
             raise BadRequest(f"'seat' must be 0, 1 or random, got {str(seat)[:40]!r}")
         seat = int(seat) if seat in (0, 1, "0", "1") else None
-        seed = _int(data, "seed", 0, SEED_SPACE - 1)
-        seed = secrets.randbelow(SEED_SPACE) if seed is None else seed
+        seed = _int(data, "seed", 0, SEED_SPACE - 1)   # None: PlaySession draws one
         client = _client(request)
         games.check_room(client)
 
