@@ -159,6 +159,29 @@ def test_leaving_a_replay_closes_it_so_reviews_never_run_out(server, browser):
     page.close()
 
 
+def test_the_rules_opened_from_a_replay_come_back_to_it(server, browser):
+    """Reading the rules while stepping through a replay keeps the replay: Close returns to
+    it where it was and stepping still works (the replay is closed only on leaving for the
+    game or a new one)."""
+    page = browser.new_page(bypass_csp=True, viewport={"width": 1280, "height": 900})
+    page.on("dialog", lambda d: d.accept())
+    _new_game(page, server, 9)
+    page.click("#surrender")
+    page.wait_for_selector("#review:visible")
+    page.click("#review")
+    page.wait_for_selector("#replay:not([hidden])")
+    page.locator("[data-step=next]").click()
+    page.wait_for_function("replay && replay.step === 1")
+    page.click("#nav-rules")
+    page.wait_for_selector("#rules:not([hidden])")
+    page.click("#rules-close")
+    page.wait_for_selector("#replay:not([hidden])")
+    page.locator("[data-step=next]").click()
+    page.wait_for_function("replay && replay.step === 2")
+    assert page.locator("#error").is_hidden(), page.inner_text("#error")
+    page.close()
+
+
 def test_an_illegal_move_from_a_stale_page_is_refused_and_shown(server, browser):
     page = browser.new_page(bypass_csp=True, viewport={"width": 1280, "height": 900})
     _new_game(page, server, 3)

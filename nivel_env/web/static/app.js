@@ -34,7 +34,8 @@ async function api(method, path, body, raw) {
 }
 
 function show(section) {
-  if (section !== "replay") closeReplay();      // leaving the viewer closes its replay
+  // leaving the viewer for the game or a new one closes its replay; the rules come back
+  if (section !== "replay" && section !== "rules") closeReplay();
   for (const s of ["setup", "game", "replay", "rules"]) $(s).hidden = s !== section;
 }
 
@@ -418,7 +419,8 @@ async function init() {
 $("setup-form").addEventListener("submit", startGame);
 $("nav-new").addEventListener("click", () => show("setup"));
 $("nav-rules").addEventListener("click", () => { show("rules"); });
-$("rules-close").addEventListener("click", () => show(game ? "game" : "setup"));
+$("rules-close").addEventListener("click",
+                                () => show(replay ? "replay" : game ? "game" : "setup"));
 $("surrender").addEventListener("click", surrender);
 $("review").addEventListener("click", async () => {
   if (!game) return;
