@@ -24,14 +24,23 @@ WORKER_READY = False
 BACKEND = None
 
 
-def _local(spec: str) -> str:
-    """The spec with a shipped file's name replaced by this node's copy of it."""
+def _local(spec: str, kind: str) -> str:
+    """The spec of a deck (``kind`` "deck") or an agent ("agent") with a shipped file's
+    name replaced by this node's copy of it -- only where the spec names that file by a
+    path (``nivel_env.paths``): a bare name is a bundled deck or opponent on every node,
+    whatever was shipped under it."""
     if not LOCAL_FILES:
+        return spec
+    from nivel_env.cards.deck import is_deck_path
+
+    from .opponents import is_policy_path, split_spec
+    if kind == "deck":
+        return LOCAL_FILES[spec] if is_deck_path(spec) and spec in LOCAL_FILES else spec
+    if not is_policy_path(spec):
         return spec
     if spec in LOCAL_FILES:
         return LOCAL_FILES[spec]
-    from .opponents import split_spec
-    name = split_spec(spec)[0] if ":" in spec else None
+    name = split_spec(spec)[0]
     if name in LOCAL_FILES:
         return LOCAL_FILES[name] + spec[len(name):]
     return spec
@@ -41,7 +50,7 @@ def cached_deck(spec: str):
     """A deck by name or file, loaded once per process."""
     from nivel_env.cards import load_deck
     if spec not in _CACHE:
-        _CACHE[spec] = load_deck(_local(spec))
+        _CACHE[spec] = load_deck(_local(spec, "deck"))
     return _CACHE[spec]
 
 
@@ -51,7 +60,7 @@ def cached_agent(spec: str, seed: int, seat: int = 0):
     from . import load_opponent
     key = ("agent", spec, seat)
     if key not in _CACHE:
-        _CACHE[key] = load_opponent(_local(spec), seed=seed)
+        _CACHE[key] = load_opponent(_local(spec, "agent"), seed=seed)
     a = _CACHE[key]
     if hasattr(a, "rng"):                         # results independent of which worker plays
         a.rng = np.random.default_rng(seed * 2 + seat)      # which game

@@ -26,8 +26,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from nivel_env.paths import names_a_path
+
 from .heuristic import HeuristicAgent
 
+POLICY_SUFFIX = ".pt"
 POLICY_DIR = Path(__file__).with_name("policies")
 VALUE_DIR = Path(__file__).with_name("values")
 
@@ -70,13 +73,12 @@ def bundled_opponents() -> list[str]:
 
 
 def is_policy_path(spec: str | Path) -> bool:
-    """A policy *file* is named with a path: it holds a directory separator or ends in
-    ``.pt``.  Anything else is a bundled opponent's name, so a file in the working
-    directory called ``nv1-ppo`` can never stand in for the shipped ``nv1-ppo``."""
-    if isinstance(spec, Path):
-        return True
-    s = split_spec(str(spec))[0]
-    return "/" in s or "\\" in s or s.endswith(".pt")
+    """A policy *file* is named with a path (``nivel_env.paths``; settings after a colon
+    aside): it holds a directory separator or ends in ``.pt``.  Anything else is a
+    bundled opponent's name, so a file in the working directory called ``nv1-ppo`` can
+    never stand in for the shipped ``nv1-ppo``."""
+    return names_a_path(spec if isinstance(spec, Path) else split_spec(str(spec))[0],
+                        POLICY_SUFFIX)                # nivel_env.paths: the project's one rule
 
 
 def split_spec(spec: str) -> tuple[str, dict]:

@@ -39,18 +39,27 @@ def _ray():
 
 
 def _files_named(tasks) -> dict:
-    """Every existing file a task names by a string (a deck file, a policy file, the
-    policy of a ``path.pt:settings`` spec) -> its bytes."""
-    from .opponents import split_spec
+    """Every existing file a task names *by a path* (a deck file, a policy file, the
+    policy of a ``path.pt:settings`` spec) -> its bytes.  Only what the project's rule
+    calls a path (``nivel_env.paths``: a separator or the kind's suffix) is shipped: a
+    file in the working directory named like a bundled deck or opponent (``ember-rush``,
+    ``nv2-ppo``) is not, so every node loads the bundled one, as a local run does."""
+    from nivel_env.cards.deck import is_deck_path
+
+    from .opponents import is_policy_path, split_spec
     found: dict = {}
 
     def visit(x):
         if isinstance(x, (list, tuple)):
             for y in x:
                 visit(y)
-        elif isinstance(x, str) and x and x not in found:
-            for cand in (x, split_spec(x)[0] if ":" in x else None):
-                if cand and os.path.isfile(cand):
+        elif isinstance(x, str) and x:
+            head = split_spec(x)[0]
+            cands = ([x] if is_deck_path(x) else []) + ([head] if is_policy_path(x) else [])
+            for cand in cands:
+                if cand in found:
+                    break
+                if os.path.isfile(cand):
                     found[cand] = Path(cand).read_bytes()
                     break
     visit(tasks)

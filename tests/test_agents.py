@@ -261,3 +261,26 @@ def test_networks_read_the_added_card_columns_and_older_layouts_without_them(ext
             obs[:, OFFSETS["cards_added"]] = 1.0
             obs[:, OFFSETS["cards"]] = 1.0   # the row is present
             assert not th.allclose(net(obs), out)
+
+
+def test_one_rule_tells_a_bare_name_from_a_path():
+    """Decks, policies and the Ray backend all ask ``nivel_env.paths.names_a_path``: a
+    separator or the kind's suffix makes a path, anything else is a bundled name."""
+    from agents.opponents import is_policy_path
+    from nivel_env import paths
+    from nivel_env.cards.deck import is_deck_path
+    cases = ["ember-rush", "nv2-ppo", "./x", "a\\b", "x.deck", "x.pt", "x.pt:temperature=0.5",
+             "nv2-ppo:temperature=0.5", "runs/a:b/policy.pt", "x.deck.bak", Path("x")]
+    assert [is_deck_path(s) for s in cases] == [paths.names_a_path(s, ".deck") for s in cases]
+    from agents.opponents import split_spec
+    assert [is_policy_path(s) for s in cases] == \
+        [paths.names_a_path(s if isinstance(s, Path) else split_spec(s)[0], ".pt")
+         for s in cases]
+    assert [is_policy_path(s) for s in cases] == \
+        [False, False, True, True, False, True, True, False, True, False, True]
+    # one rule, not copies of it: a change to the rule reaches every reader
+    import pytest as _pytest
+    with _pytest.MonkeyPatch.context() as mp:
+        mp.setattr(paths, "SEPARATORS", ("/", "\\", "@"))
+        assert is_deck_path("a@b") and is_policy_path("a@b:temperature=0.5")
+    assert not is_deck_path("a@b") and not is_policy_path("a@b")

@@ -44,7 +44,11 @@ def _report(out: Path):
     return {k: v for k, v in data.items() if k not in ("command", "ran_on")}, data["ran_on"]
 
 
-def test_a_deck_benchmark_on_a_local_ray_instance_matches_the_local_run(tmp_path):
+def test_a_deck_benchmark_on_a_local_ray_instance_matches_the_local_run(tmp_path,
+                                                                       monkeypatch):
+    monkeypatch.chdir(tmp_path)          # junk named like the bundled deck and pilot: unused
+    for junk in ("stone-bastion", "heuristic"):
+        Path(junk).write_text("junk\n")
     evaluate.main(_bench(tmp_path) + ["--out", str(tmp_path / "local")])
     evaluate.main(_bench(tmp_path) + ["--ray", "--out", str(tmp_path / "ray")])
     local, where_local = _report(tmp_path / "local")
@@ -128,3 +132,46 @@ def test_a_cluster_reached_by_its_address_gives_the_same_results(tmp_path):
     evaluate.main(_bench(tmp_path) + ["--out", str(tmp_path / "local")])
     assert _report(tmp_path / "ray")[0] == _report(tmp_path / "local")[0]
     assert _report(tmp_path / "ray")[1]["address"] == f"127.0.0.1:{port}"
+
+
+def test_only_paths_reach_the_workers_and_bare_names_stay_bundled(tmp_path, monkeypatch):
+    """Files in the working directory named like a bundled deck or opponent are not
+    shipped to the workers (``_files_named``), and a worker never swaps a bare name for a
+    file (``games._local``): bare names are bundled things, paths are files."""
+    from agents import ray_backend
+    monkeypatch.chdir(tmp_path)
+    for junk in ("ember-rush", "stone-bastion", "nv2-ppo", "heuristic", "nv2-search"):
+        Path(junk).write_text("not a deck, not a policy\n")
+    mine = _my_deck(tmp_path)
+    Path("rel.deck").write_text(mine.read_text())
+    Path("p.pt").write_bytes(b"a policy file of mine")
+    tasks = [("ember-rush", "rel.deck", "nv2-ppo", "./p.pt:temperature=0.5", 1, None, "decks"),
+             (str(mine), "stone-bastion", "heuristic", "nv2-ppo:random_share=0.2", 2,
+              str(tmp_path), "decks"),
+             ("ember-rush", "stone-bastion", "nv2-search:simulations=8", "p.pt", 3, None,
+              "agents")]
+    shipped = ray_backend._files_named(tasks)
+    assert sorted(shipped) == sorted(["rel.deck", "./p.pt", str(mine), "p.pt"])
+    assert shipped["./p.pt"] == b"a policy file of mine"
+    # a worker: the shipped files under their task names, and junk under bare names (as a
+    # driver that shipped them would have sent): the bare names still load bundled
+    copies = tmp_path / "node"
+    copies.mkdir()
+    local = {}
+    for name, data in {**shipped, "ember-rush": b"junk", "heuristic": b"junk",
+                       "nv2-ppo": b"junk"}.items():
+        (copies / Path(name).name).write_bytes(data)
+        local[name] = str(copies / Path(name).name)
+    monkeypatch.setattr(games, "LOCAL_FILES", local)
+    monkeypatch.setattr(games, "_CACHE", {})
+    assert games._local("ember-rush", "deck") == "ember-rush"
+    assert games._local("nv2-ppo", "agent") == "nv2-ppo"
+    assert games._local("nv2-ppo:random_share=0.2", "agent") == "nv2-ppo:random_share=0.2"
+    assert games._local("heuristic", "agent") == "heuristic"
+    assert games._local("./p.pt:temperature=0.5", "agent") == local["./p.pt"] + \
+        ":temperature=0.5"
+    assert games._local("rel.deck", "deck") == local["rel.deck"]
+    assert games._local("p.pt", "deck") == "p.pt"          # a bare deck name, whatever it ends in
+    assert games.cached_deck("ember-rush").name == "Ember Rush"
+    assert games.cached_deck("rel.deck").name == "My Rush"
+    assert type(games.cached_agent("heuristic", 1)).__name__ == "HeuristicAgent"

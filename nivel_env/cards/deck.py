@@ -17,8 +17,10 @@ from . import model as m
 from .db import CardDB, load_card_db
 from .filters import card_matches_static
 from .yamlio import read_text
+from ..paths import names_a_path
 
 DECK_DIR = Path(__file__).with_name("decks")
+DECK_SUFFIX = ".deck"
 DECK_SIZE = 40         # 5.1.2
 MAX_COPIES = 3         # 5.1.2.2
 MAX_TRIGGERS = 8       # 5.1.2.3
@@ -169,14 +171,11 @@ DECK_HELP = ("a bundled deck's name (ember-rush, ...) or a deck file's path (./m
 
 
 def is_deck_path(spec: str | Path) -> bool:
-    """A deck *file* is named with a path: a ``Path``, or a name holding a directory
-    separator or ending in ``.deck``.  Anything else is a bundled deck's name, so a file
-    or folder in the working directory called ``ember-rush`` can never stand in for the
-    bundled Ember Rush (write ``./ember-rush`` for the file)."""
-    if isinstance(spec, Path):
-        return True
-    s = str(spec)
-    return "/" in s or "\\" in s or s.endswith(".deck")
+    """A deck *file* is named with a path (``nivel_env.paths``): a ``Path``, or a name
+    holding a directory separator or ending in ``.deck``.  Anything else is a bundled
+    deck's name, so a file or folder in the working directory called ``ember-rush`` can
+    never stand in for the bundled Ember Rush (write ``./ember-rush`` for the file)."""
+    return names_a_path(spec, DECK_SUFFIX)                # the project's one rule
 
 
 def deck_file(name_or_path: str | Path) -> Path:
