@@ -81,15 +81,15 @@ class Narrator:
         t = e["type"]
         p = e.get("player")
         me = p == self.viewer
-        if t in _MOVES and "from" in e:            # out of a hand or deck (3.1.7, 3.8.3)
-            return self._moved(e, 1)
+        if "from" in e:                            # out of a hand or deck (3.1.7, 3.8.3)
+            return self._moved(e, 1)               # or salvaged from elsewhere than the trash
         if t in _CARD_CHANGES:                     # "Their X returns to ... (cause)."
             return f"{self.Owned(e['iid'], e['card'])} " \
                    f"{_CARD_CHANGES[t].format(**e)}{self._because()}."
         if t in _PLAYER_DOES:                      # "You reveal X." / "Your opponent ..."
             words = {**e, "s": "" if me else "s", "es": "" if me else "es",
                      "whose": self.whose(p),
-                     "card": self.name(e["card"]) if "card" in e else "",
+                     "card": self.name(e["card"]) if "card" in e else "a card",
                      "unit": self.name(e["unit"]) if "unit" in e else ""}
             return f"{self.who(p)} {_PLAYER_DOES[t].format(**words)}."
         handler = getattr(self, "_" + t, None)
@@ -98,15 +98,17 @@ class Narrator:
         return None
 
     def _moved(self, e: dict, n: int) -> str:
-        """A card (or ``n``) moved by an effect out of a hand or deck: named only if this
-        seat could tell which (the owner sees their own hand, 3.8.2), else counted."""
+        """A card (or ``n``) moved by an effect out of the zone the event's ``from`` names
+        (a hand or deck; for salvage, any zone but the trash): named only if this seat
+        could tell which (the owner sees their own hand, 3.8.2), else counted."""
         whose = self.whose(e["player"])
-        where = _MOVES[e["type"]].format(whose=whose)
+        where = _MOVES.get(e["type"], "elsewhere").format(whose=whose)
         if "card" in e:
             what = f"{self.Owned(e['iid'], e['card'])} goes"
         else:
             what = "A card goes" if n == 1 else f"{n} cards go"
-        return f"{what} from {whose} {e['from']} {where}{self._because()}."
+        zone = _ZONE_WORDS.get(e["from"], e["from"])
+        return f"{what} from {whose} {zone} {where}{self._because()}."
 
     def _turn(self, e, p, me):
         return f"-- Turn {e['turn']}: {'your' if me else 'your opponent’s'} turn --"
@@ -303,9 +305,14 @@ _CARD_CHANGES = {
     "grant": "gains {keyword}",
     "prohibit": "cannot {what}",
 }
-#: moves out of a hand or deck (the event has ``from``), told as "<what> goes from <zone>
-#: <this>"
-_MOVES = {"to_deck_bottom": "to the bottom of {whose} deck", "return_to_hand": "to {whose} hand"}
+#: where a card moved out of a hand or deck (the event has ``from``; engine/verbs.py
+#: ``_to_zone``) goes, told as "<what> goes from <whose> <zone> <this>"; salvage's event
+#: has ``from`` too when its card was not in the trash
+_MOVES = {"to_deck_bottom": "to the bottom of {whose} deck", "return_to_hand": "to {whose} hand",
+          "salvage": "to {whose} hand"}
+#: a zone's name in ``from`` as a person says it
+_ZONE_WORDS = {"unit": "field", "item": "field", "skill": "skill zone",
+               "damage": "damage zone"}
 #: why a card was discarded, by the event's reason
 _DISCARD_WHY = {"hand limit discard": " (hand limit: 7)", "barrier": " (to pay for Guardian)",
                 "barrier discard": " (to pay for Guardian)", "credit discard": " (Credit)"}

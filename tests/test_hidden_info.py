@@ -219,6 +219,10 @@ cards:
      effect: [{to_deck_bottom: {target: {who: opponent, zone: hand, random: 1}}}]}
   - {id: HN-03, type: skill, name: Dredge, name_ko: 끌어올리기, cost: 1, attribute: fire,
      effect: [{return_to_hand: {target: {who: you, zone: deck, random: 1}}}]}
+  - {id: HN-04, type: skill, name: Dig Up, name_ko: 파내기, cost: 1, attribute: fire,
+     effect: [{salvage: {target: {who: you, zone: deck, random: 1}}}]}
+  - {id: HN-05, type: skill, name: Pry Loose, name_ko: 빼내기, cost: 1, attribute: fire,
+     effect: [{salvage: {target: {who: opponent, zone: hand, random: 1}}}]}
 """
 
 
@@ -283,6 +287,50 @@ def test_the_narration_check_over_games_with_hidden_moves(mdb, monkeypatch):
     caught = [narration_errors(decks[0], decks[1], s)[0] for s in seeds]
     assert any(caught), "the check missed hand cards named to the other seat"
     assert "told to player" in next(c for c in caught if c)[0]
+
+
+def test_the_narration_check_refuses_blank_names_and_placeholders(mdb, monkeypatch):
+    """A line with an empty card name ("Your opponent takes  back from the trash.") or a
+    placeholder left in it is the same in every world, so comparing worlds cannot catch
+    it: the check reads each line's shape as well."""
+    import nivel_env.narrate as narrate
+    from nivel_env.checks.hidden import line_errors, told_errors
+    enc = Encoder(mdb)
+    g = game(mdb, ["HN-04", "HN-05", "T-002"], opp_hand=["T-021", "T-001"])
+    moves = _moves_of(g, ("use Dig Up", "use Pry Loose"))
+    assert told_errors(enc, g, 1, moves, 5) == [] and told_errors(enc, g, 0, moves, 5) == []
+    assert line_errors("Your opponent takes  back from the trash.")
+    assert line_errors("A card goes from their deck to {whose} hand.")
+    assert line_errors("Their Flame Lancer goes to the bottom of its owner’s deck .")
+    assert not line_errors("A card goes from their deck to their hand (Dig Up).")
+    with monkeypatch.context() as m:                       # a blank card name
+        m.setattr(narrate.Narrator, "name", lambda self, card_id: "")
+        errs = told_errors(enc, g, 1, moves, 5)
+        assert errs and "told to player 1" in errs[0] and "blank" in errs[0], errs
+    with monkeypatch.context() as m:                       # a placeholder left in a line
+        m.setitem(narrate._MOVES, "salvage", "to {{whose}} hand")
+        errs = told_errors(enc, g, 1, moves, 5)
+        assert errs and "placeholder" in errs[0] and "{whose}" in errs[0], errs
+
+
+def test_the_narration_check_over_games_that_salvage_from_hidden_zones(mdb):
+    """Random games of decks that salvage out of a deck and a hand: the narration check
+    passes (before, the other seat heard "Your opponent takes  back from the trash.")."""
+    from nivel_env.cards import list_decks, load_deck
+    from nivel_env.checks.hidden import _random_game, narration_errors
+    from nivel_env.cli_check import decks_with_cards
+    from nivel_env.engine import new_game
+    base = [load_deck(n, mdb) for n in list_decks()[2:4]]
+    decks = decks_with_cards(base, [mdb.get(c) for c in ("HN-04", "HN-05")])
+    salvaged = 0
+    for s in range(3):
+        errs, k = narration_errors(decks[0], decks[1], s)
+        assert errs == [] and k > 10, errs
+        g = new_game(decks[0], decks[1], seed=s)
+        for a in _random_game(decks[0], decks[1], s, None, 4)[0]:
+            g.apply_action(a)
+        salvaged += sum(e["type"] == "salvage" and "from" in e for e in g.events)
+    assert salvaged >= 2                                   # the games did salvage so
 
 
 class _Peeker:

@@ -149,6 +149,12 @@ cards:
   - {id: N-04, type: skill, name: Tuck a Unit, name_ko: 유닛 넣기, cost: 1, attribute: fire,
      effect: [{to_deck_bottom: {target: {who: you, zone: hand, choose: 1,
                                          filter: {type: unit}}}}]}
+  - {id: N-05, type: skill, name: Dig Up, name_ko: 파내기, cost: 1, attribute: fire,
+     effect: [{salvage: {target: {who: you, zone: deck, random: 1}}}]}
+  - {id: N-06, type: skill, name: Pry Loose, name_ko: 빼내기, cost: 1, attribute: fire,
+     effect: [{salvage: {target: {who: opponent, zone: hand, random: 1}}}]}
+  - {id: N-07, type: skill, name: Reclaim, name_ko: 되찾기, cost: 1, attribute: fire,
+     effect: [{salvage: {target: {who: you, zone: unit, choose: 1}}}]}
 """
 
 
@@ -211,3 +217,28 @@ def test_a_card_condition_still_reveals_the_moved_card(tmp_path):
     lines = theirs.new_lines()
     assert "A card goes from their hand to the bottom of their deck (Tuck a Unit)." in lines
     assert "Your opponent reveals Flame Lancer." in lines
+
+
+def test_salvage_out_of_a_hand_or_deck_is_told_by_where_the_card_came_from(tmp_path):
+    """salvage reads its cards from any zone a target names: out of a deck or a hand the
+    other seat hears that a card went, from where and to where, never a blank name or
+    "from the trash"; the owner hears the card (3.8.2, 3.8.3)."""
+    db = _hidden_moves_db(tmp_path)
+    g = make(db, P(level=5, hand=["N-05", "N-06", "N-07"], deck=["T-004"] * 6,
+                   units=["T-002"], trash=["T-003"]),
+             P("T-L02", hand=["T-021"], deck=["T-022"] * 6))
+    mine, theirs = Narrator(g, 0), Narrator(g, 1)
+    mine.seen = theirs.seen = len(g.events)
+    do(g, "use Dig Up")
+    told_them, told_me = theirs.new_lines(), mine.new_lines()
+    assert "A card goes from their deck to their hand (Dig Up)." in told_them, told_them
+    assert not any("trash" in x or "  " in x for x in told_them), told_them
+    assert "Your Gale Runner goes from your deck to your hand (Dig Up)." in told_me, told_me
+    do(g, "use Pry Loose")                   # the opponent's random hand card: theirs alone
+    told_them, told_me = theirs.new_lines(), mine.new_lines()
+    assert "A card goes from their hand to their hand (Pry Loose)." in told_me, told_me
+    assert "Your Tide Guard goes from your hand to your hand (Pry Loose)." in told_them
+    do(g, "use Reclaim")                      # out of an open zone: named, from the field
+    told_them = theirs.new_lines()
+    assert "Their Flame Lancer goes from their field to their hand (Reclaim)." in told_them
+    assert not any("trash" in x for x in told_them), told_them

@@ -20,7 +20,9 @@ Two more readers of the game are held to the same:
   are played again in a world whose cards hidden from the viewer throughout those moves
   are substituted (or renamed), the generator kept; while the viewer's view stays the
   same in both, the lines told to that viewer (``narrate.Narrator``) and the events as
-  that seat may read them (``engine.hidden.seat_event``) must be the same too;
+  that seat may read them (``engine.hidden.seat_event``) must be the same too, and every
+  line must be whole (``line_errors``: no blank where a name was left out, no
+  placeholder) -- a line with its card left blank is the same in every world;
 * agents that read the game (``needs_state``: the search) (``agent_hidden_errors``): at
   a position, a fresh copy of the agent must choose the same move in the real game and
   in redrawn, substituted (the opponent's cards; a player knows their own list) and
@@ -32,6 +34,7 @@ Two more readers of the game are held to the same:
 from __future__ import annotations
 
 import copy
+import re
 
 import numpy as np
 
@@ -191,6 +194,21 @@ def narration_errors(deck_0, deck_1, seed: int, config=None, every: int = 4,
     return out, checked
 
 
+#: what a narrated line must not hold: a placeholder left unfilled, and the traces of a
+#: field filled with nothing (two spaces, a space before punctuation, empty brackets)
+_LINE_FAULTS = (("a placeholder", re.compile(r"\{[^{}]*\}")),
+                ("a blank", re.compile(r"\S {2,}\S| [.,:;!?)]|\( |\(\)|^\s|\s$")))
+
+
+def line_errors(line: str) -> list[str]:
+    """What is wrong with the shape of one narrated line: a blank where a name or number
+    was left out ("Your opponent takes  back from the trash.") or a placeholder left in
+    ("{card}"); [] for a whole line."""
+    if not line:
+        return ["an empty line"]
+    return [f"{what} in {line!r}" for what, pat in _LINE_FAULTS if pat.search(line)]
+
+
 def told_errors(enc, g, p: int, moves: list, seed: int, stats: dict | None = None) -> list:
     """How what player ``p`` is told of ``moves`` (legal in turn from ``g``) changes in
     worlds that differ from ``g`` only in cards ``p`` cannot see during those moves."""
@@ -224,6 +242,9 @@ def told_errors(enc, g, p: int, moves: list, seed: int, stats: dict | None = Non
                       for k, w in enumerate((real, h))]
             if stats is not None:
                 stats["comparisons"] = stats.get("comparisons", 0) + 2
+            faults = [x for line in lines[0] + lines[1] for x in line_errors(line)]
+            if faults:
+                return [f"a line told to player {p} is not whole: {faults[0]}"]
             if lines[0] != lines[1]:
                 diff = [(u, v) for u, v in zip(lines[0], lines[1]) if u != v][:2] or lines
                 return [f"the narration told to player {p} changes in a {how} world of what "
@@ -295,5 +316,5 @@ def agent_hidden_errors(agent, deck_0, deck_1, seed: int, config=None, every: in
     return [], checked
 
 
-__all__ = ["CHANNELS", "agent_hidden_errors", "hidden_info_errors", "narration_errors",
-           "told_errors", "view", "visible", "world_errors"]
+__all__ = ["CHANNELS", "agent_hidden_errors", "hidden_info_errors", "line_errors",
+           "narration_errors", "told_errors", "view", "visible", "world_errors"]

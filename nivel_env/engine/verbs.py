@@ -222,6 +222,8 @@ def _to_zone(zone: int, bottom: bool, label: str):
                 # tell it (before or after the move, or by picking it); seat_event hides it
                 e["from"] = K.ZONE_NAMES[src]
                 e["seen_by"] = sorted(set(seen) | set(who_sees(g, iid)) | set(picker))
+            elif label == "salvage" and src != K.Z_TRASH:
+                e["from"] = K.ZONE_NAMES[src]      # salvage is from the trash unless said
             g.log.append(e)
             if conditioned and zone in (K.Z_HAND, K.Z_DECK):
                 reveal(g, iid, label)
