@@ -33,7 +33,9 @@ the game's seed and their seat, not from the worker).
     python evaluate.py decks --games 200 --ray 10.0.0.5:6379
 
 All write CSV, JSON and PNGs to --out (docs/decks.md explains the deck statistics);
-decks and gauntlet also write every seed's games to OUT/results.jsonl as they finish.
+decks and gauntlet also write every seed's games to OUT/results.jsonl as they finish
+(an earlier run's results.jsonl there is moved aside to results.N.jsonl, never
+overwritten; the reports are replaced).
 """
 from __future__ import annotations
 

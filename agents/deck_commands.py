@@ -15,7 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .deck_results import NAME as RESULTS, ResultsFileError, ResultsWriter, read_results
+from .deck_results import (NAME as RESULTS, ResultsFileError, ResultsWriter, read_results,
+                           results_kind)
 from .games import (BLOCK, backend_info, cached_agent, cached_deck, play_block, run_tasks,
                     worker_pool)
 from .ratings import paired_score, wilson
@@ -263,6 +264,10 @@ def _play_and_report(args, kind: str, decks, tasks, keys, field=None, mine=None)
               "games": args.games, "seed": args.seed, "deal": args.deal,
               "bootstrap": args.bootstrap, "field": field, "mine": mine}
     writer = ResultsWriter(path, header, tasks, keys)
+    if writer.moved:
+        print(f"kept the earlier run's results: {path} -> {writer.moved} (python evaluate.py "
+              f"{results_kind(writer.moved) or kind} --from {writer.moved} --out DIR "
+              f"analyses them)")
     try:
         run_deck_tasks(tasks, args, kind, writer=writer)
     except BaseException:

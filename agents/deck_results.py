@@ -6,7 +6,9 @@ games are appended to this file as they come in, before any analysis: a run whos
 analysis fails, or that is stopped, keeps what it played, and
 ``evaluate.py decks --from OUT/results.jsonl`` analyses it again without replaying.  The
 report is always made from these records (the run that played them reads the same lines
-back), so ``--from`` on a finished run writes the same report.
+back), so ``--from`` on a finished run writes the same report.  A new run into the same
+folder moves an earlier ``results.jsonl`` aside (``results.1.jsonl``, ``results.2.jsonl``,
+... in the order the runs were made) rather than overwrite it.
 
 The format is JSON Lines: a header naming the format and everything the analysis needs
 (command, decks, pilot, deal, seeds, bootstrap samples, how many seeds were planned),
@@ -17,6 +19,7 @@ think times, which deck reports do not use).
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 FORMAT = "nivel-deck-results"
@@ -34,14 +37,59 @@ def _plain(pair) -> list:
                                   for g in pair]))
 
 
+def keep_earlier(path: Path) -> Path | None:
+    """Move an earlier run's results file at ``path`` aside, to the first free
+    ``results.N.jsonl`` beside it (N = 1, 2, ...: numbered in the order the runs were
+    made), and return where it went; None when there was none (or it was empty).  The
+    raw results are the one thing a run makes that cannot be made again without
+    replaying, so a new run into the same folder never truncates them (the reports,
+    which ``--from`` rebuilds, are replaced)."""
+    path = Path(path)
+    try:
+        if path.stat().st_size == 0:
+            return None
+    except FileNotFoundError:
+        return None
+    n = 1
+    while True:
+        dest = path.with_name(f"{path.stem}.{n}{path.suffix}")
+        try:
+            os.link(path, dest)                # fails if dest exists: never overwrites
+        except FileExistsError:
+            n += 1
+            continue
+        except OSError:                        # no hard links here: a plain rename
+            if dest.exists():
+                n += 1
+                continue
+            path.rename(dest)
+            return dest
+        path.unlink()
+        return dest
+
+
+def results_kind(path: Path) -> str | None:
+    """The command (decks, gauntlet) that wrote a results file, from its header; None if
+    its first line names none."""
+    try:
+        with Path(path).open(encoding="utf-8") as f:
+            head = json.loads(f.readline(1 << 20))
+        return head.get("kind") if isinstance(head, dict) and isinstance(
+            head.get("kind"), str) else None
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None
+
+
 class ResultsWriter:
     """Appends a run's records to ``path`` as they come in (flushed line by line).
     ``add(task, pair)`` takes ``run_tasks``'s ``on_result`` arguments for one seed;
-    ``records`` holds what was written, read back as ``read_results`` would."""
+    ``records`` holds what was written, read back as ``read_results`` would.  An earlier
+    run's file at ``path`` is kept (``keep_earlier``); ``moved`` says where it went."""
 
     def __init__(self, path: Path, header: dict, tasks, keys):
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.moved = keep_earlier(self.path)
         self.index = {id(t): (k, t, key) for k, (t, key) in enumerate(zip(tasks, keys))}
         self.records: list[dict] = []
         self.header = {"format": FORMAT, "version": VERSION, **header, "tasks": len(tasks)}

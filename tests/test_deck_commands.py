@@ -265,3 +265,29 @@ def test_gauntlet_from_results_writes_the_same_report(tmp_path):
                    "--out", str(tmp_path / "b")])
     for f in ("gauntlet.json", "cards.json"):
         assert (tmp_path / "a" / f).read_bytes() == (tmp_path / "b" / f).read_bytes(), f
+
+
+def test_a_new_run_into_the_same_folder_keeps_the_earlier_results(tmp_path, capsys):
+    """The raw results are what a user re-analyses: a second run into the same --out
+    moves the earlier results.jsonl aside (results.1.jsonl, then .2, ...), says so in one
+    line, and the moved file still analyses; the reports, made from it, are replaced."""
+    run = [*DECK_RUN[:3], "stone-bastion", "--games", "1", "--pilot", "heuristic", *SMALL,
+           "--out", str(tmp_path)]
+    raw = tmp_path / "results.jsonl"
+    evaluate.main(run + ["--seed", "1"])
+    first = raw.read_bytes()
+    assert "results.1.jsonl" not in capsys.readouterr().out
+    evaluate.main(run + ["--seed", "2"])
+    out = capsys.readouterr().out
+    said = [line for line in out.splitlines() if "results.1.jsonl" in line]
+    assert len(said) == 1 and str(raw) in said[0] and "--from" in said[0], out
+    assert (tmp_path / "results.1.jsonl").read_bytes() == first
+    assert raw.read_bytes() != first and json.loads(raw.read_text().splitlines()[0])["seed"] == 2
+    evaluate.main(run + ["--seed", "3"])
+    assert (tmp_path / "results.1.jsonl").read_bytes() == first
+    assert json.loads((tmp_path / "results.2.jsonl").read_text().splitlines()[0])["seed"] == 2
+    assert sorted(p.name for p in tmp_path.glob("results*.jsonl")) == \
+        ["results.1.jsonl", "results.2.jsonl", "results.jsonl"]
+    evaluate.main(["decks", "--from", str(tmp_path / "results.1.jsonl"), "--out",
+                   str(tmp_path / "again")])
+    assert _report(tmp_path / "again")["command"].endswith("--seed 1")
