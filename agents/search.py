@@ -41,7 +41,7 @@ import numpy as np
 from nivel_env.engine.hidden import determinize
 from nivel_env.env.encoder import Encoder
 
-from .worlds import DECK_LISTS, deck_prior
+from .worlds import check_deck_lists, deck_prior
 
 
 class _Node:
@@ -132,11 +132,10 @@ class SearchAgent:
             value = load_value_head(value, policy_path)
         self.value = value
         self.seed = seed
-        if (deck_lists not in DECK_LISTS if isinstance(deck_lists, str)
-                else not isinstance(deck_lists, (list, tuple)) or not deck_lists):
-            raise ValueError(f"SearchAgent: deck_lists must be {' or '.join(DECK_LISTS)} or "
-                             f"a list of decks, got {deck_lists!r}")
-        self.deck_lists = deck_lists
+        try:
+            self.deck_lists = check_deck_lists(deck_lists)     # an unknown deck: refused now
+        except ValueError as e:
+            raise ValueError(f"SearchAgent: {e}") from None
         self._prior: tuple | None = None          # (card pool, prior) built on first use
         self.rng = np.random.default_rng(seed)
         self._encoders: list = []

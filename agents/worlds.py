@@ -139,6 +139,38 @@ class CandidateDecks:
         return state, sorted((fit[k][0] - seen).elements())
 
 
+def check_deck_lists(deck_lists):
+    """``deck_lists`` as ``SearchAgent`` keeps it, checked when the agent is made (not at
+    its first move, deep inside a game): ``"closed"``, ``"open"`` or a tuple of decks --
+    ``Deck`` objects, or names and paths ``load_deck`` takes, each of which must name a
+    bundled deck or an existing file (``deck_file``).  ``ValueError`` naming the fault:
+    the setting, or the deck.  A named deck's cards are read when the prior is built, from
+    the game's own card pool."""
+    if isinstance(deck_lists, str):
+        if deck_lists in DECK_LISTS:
+            return deck_lists
+        raise ValueError(f"deck_lists: expected {' or '.join(DECK_LISTS)} or a list of decks, "
+                         f"got {deck_lists!r}")
+    if not isinstance(deck_lists, (list, tuple)) or not deck_lists:
+        raise ValueError(f"deck_lists: expected {' or '.join(DECK_LISTS)} or a non-empty "
+                         f"list of decks, got {deck_lists!r}")
+    from pathlib import Path
+
+    from nivel_env.cards import Deck
+    from nivel_env.cards.deck import deck_file
+    for k, d in enumerate(deck_lists):
+        if isinstance(d, Deck):
+            continue
+        if not isinstance(d, (str, Path)):
+            raise ValueError(f"deck_lists[{k}]: a deck, a deck's name or a deck file's path, "
+                             f"got {d!r} ({type(d).__name__})")
+        try:
+            deck_file(d)
+        except ValueError as e:                   # DeckError: no such bundled deck or file
+            raise ValueError(f"deck_lists[{k}]: {e}") from None
+    return tuple(deck_lists)
+
+
 def deck_prior(deck_lists, db):
     """The prior for ``SearchAgent(deck_lists=...)``: None for ``"open"`` (the true list),
     ``PoolPrior`` for ``"closed"``, ``CandidateDecks`` for a list of decks (``Deck``
@@ -161,4 +193,4 @@ def deck_prior(deck_lists, db):
     return CandidateDecks(decks, db)
 
 
-__all__ = ["DECK_LISTS", "CandidateDecks", "PoolPrior", "deck_prior"]
+__all__ = ["DECK_LISTS", "CandidateDecks", "PoolPrior", "check_deck_lists", "deck_prior"]

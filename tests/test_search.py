@@ -189,8 +189,15 @@ def test_search_refuses_an_unknown_deck_list_setting(prior):
     meta = SearchAgent(prior, simulations=4, worlds=2,
                        deck_lists=["ember-rush", "tide-scholars"])
     assert meta.act_state(g) in g.legal_actions()
-    with pytest.raises(ValueError, match="deck_lists: .*no-such-deck"):
-        SearchAgent(prior, simulations=4, deck_lists=["no-such-deck"]).act_state(g)
+    # an unknown deck in a list is refused when the agent is made, naming the deck
+    for bad, named in ((["ember-rush", "no-such-deck"], "no-such-deck"),
+                       (["./missing.deck"], "missing.deck"),
+                       (["ember-rush", 3], "3"), ([None], "None")):
+        with pytest.raises(ValueError, match=rf"deck_lists\[\d\]: .*{named}"):
+            SearchAgent(prior, simulations=4, deck_lists=bad)
+    decks = (load_deck("ember-rush"), "tide-scholars")
+    assert SearchAgent(prior, simulations=4, worlds=2, deck_lists=decks).act_state(g) \
+        in g.legal_actions()
     assert load_opponent("nv2-search:deck_lists=open,simulations=4").deck_lists == "open"
     assert load_opponent("nv2-search:simulations=4").deck_lists == "closed"
     with pytest.raises(ValueError, match="deck_lists"):
