@@ -138,7 +138,7 @@ def main(argv=None) -> int:
     pilot.add_argument("--pilot", "--agent", dest="pilot", default=None, metavar="AGENT",
                        help=f"the agent in both seats: any agent name, level, search spec "
                             f"or policy file (default: {PILOT}, or {PILOT_FALLBACK} "
-                            f"without the training extras)")
+                            f"without torch)")
     pilot.add_argument("--deal", choices=("mirror", "swap"), default="mirror",
                        help="how a seed's two games pair up: mirror (each deck the same "
                             "cards twice, the first player exchanged) or swap (decks "

@@ -246,8 +246,8 @@ def main(argv=None) -> int:
         from stable_baselines3.common.callbacks import BaseCallback
         from stable_baselines3.common.vec_env import VecMonitor
     except ImportError as e:
-        print(f"train.py needs the train extra: pip install torch==2.13.0 && "
-              f'pip install -e ".[train]" ({e})', file=sys.stderr)
+        from nivel_env.install_hints import TRAIN
+        print(f"train.py cannot start: {TRAIN} ({e})", file=sys.stderr)
         return 2
     from agents.network import policy_kwargs, pointer_policy
     from agents.policy import PolicyAgent, export_policy, frozen_copy, read_policy_file

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
+from nivel_env.install_hints import PLAY_POLICIES
+
 from .deck_results import (NAME as RESULTS, ResultsFileError, ResultsWriter, read_results,
                            results_kind)
 from .games import (BLOCK, backend_info, cached_agent, cached_deck, play_block, run_tasks,
@@ -24,7 +26,7 @@ from .tables import (print_report, rating_table, score_matrix, se_ratio, unique_
                      write_tables)
 
 # the strongest pilot that keeps a full bundled deck benchmark within about 10 minutes on
-# 2 cores (docs/decks.md has the measurement); without the training extras, the heuristic
+# 2 cores (docs/decks.md has the measurement); without torch, the heuristic
 PILOT = "nv2-ppo"
 PILOT_FALLBACK = "heuristic"
 
@@ -34,8 +36,7 @@ def default_pilot() -> tuple[str, str]:
     import importlib.util
     if importlib.util.find_spec("torch"):               # a policy file plays on torch alone
         return PILOT, "the default"
-    return PILOT_FALLBACK, (f"the default without torch; install it for {PILOT}: pip "
-                            f"install torch==2.13.0 && pip install -e \".[train]\"")
+    return PILOT_FALLBACK, f"the default without torch (then {PILOT}); {PLAY_POLICIES}"
 
 
 def run_deck_tasks(tasks, args, desc: str, pool=None, progress: bool | None = None,

@@ -33,12 +33,13 @@ from pathlib import Path
 
 import numpy as np
 
+from nivel_env.install_hints import PLAY_POLICIES
+
 try:
     import torch as th
     from torch import nn
 except ImportError as e:                # a core install: the heuristic plays, policies don't
-    raise ImportError(f"trained policies need torch: pip install torch==2.13.0 && "
-                      f"pip install -e \".[train]\" ({e})") from e
+    raise ImportError(f"{PLAY_POLICIES} (importing torch failed: {e})") from e
 
 from nivel_env.cards import load_card_db
 from nivel_env.env.encoder import LAYOUT_VERSION, READABLE_LAYOUTS

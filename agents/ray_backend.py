@@ -24,8 +24,9 @@ import hashlib
 import os
 from pathlib import Path
 
-INSTALL_HINT = ("--ray needs Ray: pip install 'nivel-env[ray]' (or pip install ray), "
-                "then run again")
+from nivel_env.install_hints import extra
+
+INSTALL_HINT = f"--ray needs Ray: {extra('ray')}, then run again"
 RETRIES = 3
 BATCHES_PER_CPU = 8
 

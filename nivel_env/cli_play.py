@@ -224,8 +224,8 @@ def add_parser(sub) -> None:
         LEVELS = {}
     who = p.add_mutually_exclusive_group()
     who.add_argument("--opponent", default="heuristic",
-                     help="random, heuristic, a shipped policy (e.g. nv2-ppo, needs the "
-                          "train extra), the search agent nv2-search, or a policy file; "
+                     help="random, heuristic, a shipped policy (e.g. nv2-ppo, needs "
+                          "torch), the search agent nv2-search, or a policy file; "
                           "settings after a colon, e.g. nv2-search:simulations=64 "
                           "(default: heuristic)")
     who.add_argument("--level", choices=list(LEVELS) or None,

@@ -47,7 +47,8 @@ def cmd_serve(args) -> int:
         import uvicorn
         from .web.app import ServerConfig, create_app, default_opponents
     except ImportError as e:
-        print(f"serve: needs the web extra (pip install -e \".[web]\"): {e}", file=sys.stderr)
+        from .install_hints import extra
+        print(f"serve: needs the web extra ({extra('web')}): {e}", file=sys.stderr)
         return 2
     from .cards import CardDataError, DeckError, list_decks
     from .cli_cards import _db

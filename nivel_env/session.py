@@ -44,9 +44,8 @@ def load_opponent_named(spec: str, difficulty: str = "hard", seed: int = 0):
     try:
         from agents import load_opponent
         return load_opponent(spec, difficulty=difficulty, seed=seed)
-    except ImportError as e:
-        raise SetupError(f"opponent {spec!r} needs the train extra (pip install "
-                         f"torch==2.13.0 && pip install -e \".[train]\"): {e}") from None
+    except ImportError as e:                      # agents.policy says what to install
+        raise SetupError(f"opponent {spec!r}: {e}") from None
     except Exception as e:                                  # noqa: BLE001 -- a clear message
         raise SetupError(f"cannot load opponent {spec!r}: {e}") from None
 

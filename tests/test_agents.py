@@ -284,3 +284,61 @@ def test_one_rule_tells_a_bare_name_from_a_path():
         mp.setattr(paths, "SEPARATORS", ("/", "\\", "@"))
         assert is_deck_path("a@b") and is_policy_path("a@b:temperature=0.5")
     assert not is_deck_path("a@b") and not is_policy_path("a@b")
+
+
+def _install_strings(path: Path) -> list:
+    """The string literals of a module that are not docstrings, with their lines."""
+    import ast
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docs = {id(n.body[0].value) for n in ast.walk(tree)
+            if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+            and n.body and isinstance(n.body[0], ast.Expr)
+            and isinstance(n.body[0].value, ast.Constant)}
+    return [(n.lineno, n.value) for n in ast.walk(tree)
+            if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in docs]
+
+
+def test_install_hints_come_from_one_place():
+    """What to install is worded once (nivel_env.install_hints): playing a trained policy
+    needs torch (the CPU pin), training the train extra with the pin first.  No other
+    module of the project spells out an install command or sends players to the train
+    extra (docstrings aside)."""
+    from nivel_env import install_hints as H
+    assert "pip install torch==2.13.0" in H.PLAY_POLICIES and "[train]" not in H.PLAY_POLICIES
+    assert H.TRAIN.index("pip install torch==2.13.0 && ") < H.TRAIN.index('".[train]"')
+    root = Path(__file__).resolve().parents[1]
+    found = []
+    for f in [*sorted((root / "nivel_env").rglob("*.py")), *sorted((root / "agents").rglob(
+            "*.py")), root / "evaluate.py", root / "train.py"]:
+        if f == root / "nivel_env" / "install_hints.py":
+            continue
+        for line, text in _install_strings(f):
+            if any(w in text.lower() for w in ("pip install", "train extra",
+                                                "training extra")):
+                found.append(f"{f.relative_to(root)}:{line}: {text!r}")
+    assert not found, "install hints outside nivel_env/install_hints.py:\n" + "\n".join(found)
+
+
+def test_without_torch_every_way_to_a_policy_says_torch_plays_it():
+    """With only the core install, the messages that ask for torch -- loading a policy,
+    the terminal and browser games' opponent, the agents check, a deck command's pilot --
+    all give the one play hint (torch with its CPU pin), none the train extra."""
+    from nivel_env.install_hints import PLAY_POLICIES
+    from blocked_imports import not_in_core, run_without
+    script = (
+        "from nivel_env.session import SetupError, load_opponent_named\n"
+        "try:\n    load_opponent_named('nv2-ppo')\nexcept SetupError as e:\n"
+        "    print('session:', e)\n"
+        "from agents import load_opponent\n"
+        "try:\n    load_opponent('nv2-search')\nexcept ImportError as e:\n"
+        "    print('load:', e)\n"
+        "from nivel_env.checks.runner import _game_readers\n"
+        "print('check:', _game_readers(['nv2-search'], 0)[1])\n"
+        "from agents.deck_commands import default_pilot\n"
+        "print('pilot:', default_pilot()[1])\n")
+    run = run_without(not_in_core(), ["-c", script], 120)
+    assert run.returncode == 0, run.stderr[-2000:]
+    said = dict(line.split(": ", 1) for line in run.stdout.splitlines())
+    assert set(said) == {"session", "load", "check", "pilot"}, run.stdout
+    for where, text in said.items():
+        assert PLAY_POLICIES in text and "[train]" not in text, (where, text)

@@ -13,7 +13,9 @@ fresh machine".  The rules:
 * an import inside a function must be declared by core or every install of its module;
 * an import inside ``try: ... except ImportError:`` is an optional path: accepted when the
   handler falls back quietly, or when its message names ``pip install ... ".[extra]"``
-  for an extra that declares the package (so the user is told what to install).
+  for an extra that declares the package, or the package itself (``pip install
+  torch==2.13.0``), so the user is told what to install; a message built from
+  ``nivel_env.install_hints`` is read as the words it says.
 
 Dynamic: with every distribution outside the core install made unimportable
 (``blocked_imports``), the README's main job (``evaluate.py decks``) at a tiny size and the
@@ -65,6 +67,39 @@ KNOWN = {"yaml": "pyyaml", "sb3_contrib": "sb3-contrib",
          "numpy": "numpy", "scipy": "scipy", "matplotlib": "matplotlib", "tqdm": "tqdm",
          "rich": "rich", "hypothesis": "hypothesis", "pytest": "pytest"}
 _EXTRA = re.compile(r"pip install[^\n]*?(?:\.|nivel[-_]env)\[([\w, -]+)\]")
+#: a message naming the package itself: ``pip install torch==2.13.0``
+_DIRECT = re.compile(r"pip install (?!-)([A-Za-z0-9][A-Za-z0-9_.-]*?)(?=[=<>~!\s)\"'`;,]|$)")
+
+
+def _hint_names(tree: ast.AST) -> dict:
+    """The names a module imports from ``nivel_env.install_hints`` (anywhere in it) ->
+    their values: the hints are plain strings and ``extra(name)``, so a message built
+    from them is read as the words it will say."""
+    from nivel_env import install_hints
+    out = {}
+    for n in ast.walk(tree):
+        if isinstance(n, ast.ImportFrom) and (n.module or "").split(".")[-1] == "install_hints":
+            for a in n.names:
+                v = getattr(install_hints, a.name, None)
+                if isinstance(v, str) or callable(v):
+                    out[a.asname or a.name] = v
+    return out
+
+
+def _value(node: ast.AST, names: dict):
+    """A module constant's string: a literal, or an expression of hint names (an f-string,
+    a call of ``extra``) evaluated; None for anything else."""
+    if isinstance(node, ast.Constant):
+        return node.value if isinstance(node.value, str) else None
+    used = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+    if not used or not used <= set(names):
+        return None
+    try:
+        v = eval(compile(ast.Expression(node), "<hint>", "eval"),  # noqa: S307 -- hint names only
+                 {"__builtins__": {}}, dict(names))
+    except Exception:                                             # noqa: BLE001
+        return None
+    return v if isinstance(v, str) else None
 
 
 @dataclass
@@ -100,8 +135,13 @@ def _handler_text(handler: ast.ExceptHandler, consts: dict) -> str | None:
             loud |= name in ("print", "exit", "SystemExit", "error", "fail")
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             parts.append(node.value)
-        elif isinstance(node, ast.Name) and node.id in consts:
+        elif isinstance(node, ast.Name) and isinstance(consts.get(node.id), str):
             parts.append(consts[node.id])
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+                and callable(consts.get(node.func.id)):           # extra("web")
+            said = _value(node, consts)
+            if said:
+                parts.append(said)
     return "\n".join(parts) if loud else None
 
 
@@ -116,9 +156,10 @@ def read_imports(path: Path, rel: str) -> list[Import]:
     """Every import in a file, with where it sits (module level or in a function) and the
     ``except ImportError`` guarding it, if any.  ``if TYPE_CHECKING:`` blocks never run."""
     tree = ast.parse(path.read_text(), str(path))
-    consts = {t.id: n.value.value for n in tree.body if isinstance(n, ast.Assign)
-              and isinstance(n.value, ast.Constant) and isinstance(n.value.value, str)
-              for t in n.targets if isinstance(t, ast.Name)}
+    hints = _hint_names(tree)
+    consts = {**hints, **{t.id: v for n in tree.body if isinstance(n, ast.Assign)
+                          and (v := _value(n.value, hints)) is not None
+                          for t in n.targets if isinstance(t, ast.Name)}}
     package = rel[:-3].replace("/", ".")
     if not rel.endswith("__init__.py"):
         package = package.rpartition(".")[0]
@@ -250,7 +291,9 @@ def problems(root: Path = ROOT, groups: dict | None = None) -> list[str]:
             if i.guard is not None and i.guard != "fallback":
                 named = {e.strip() for m in _EXTRA.finditer(i.guard)
                          for e in m.group(1).split(",")}
-                if not any(dists & groups.get(e, set()) for e in named):
+                direct = {canonical(m.group(1)) for m in _DIRECT.finditer(i.guard)}
+                if not any(dists & groups.get(e, set()) for e in named) \
+                        and not dists & direct:
                     out.append(f"{rel}:{i.line}: import {i.name} is guarded, but the message "
                                f"names no extra that declares {'/'.join(sorted(dists))} "
                                f"(pip install -e \".[EXTRA]\")")
@@ -343,9 +386,23 @@ def test_guarded_imports_must_name_an_extra_that_declares_the_package(tmp_path):
         "nivel_env/d.py": 'HOW = "pip install -e \'.[train]\'"\n' + body.format(
             m="torch", handler="print(HOW)"),
         "nivel_env/e.py": body.format(m="torch", handler="raise"),
+        "nivel_env/f.py": body.format(m="torch", handler="raise SystemExit("
+                                      "'pip install torch==2.13.0')"),
+        "nivel_env/g.py": body.format(m="uvicorn", handler="raise SystemExit("
+                                      "'pip install torch==2.13.0')"),
+        "nivel_env/h.py": "from nivel_env.install_hints import PLAY_POLICIES, extra\n"
+                          "HOW = f'serve: {extra(\"web\")}'\n" + body.format(
+            m="torch", handler="raise ImportError(f'{PLAY_POLICIES}')") + body.format(
+            m="uvicorn", handler="print(HOW)") + body.format(
+            m="starlette", handler="print(extra('web'))") + body.format(
+            m="ray", handler="print(extra('web'))"),
     })
     found = "\n".join(problems(root))
     assert "a.py" not in found and "c.py" not in found and "d.py" not in found
+    assert "f.py" not in found and "nivel_env/g.py:2: import uvicorn is guarded" in found
+    # messages made of nivel_env.install_hints are read as what they say
+    assert [line.split(" is guarded")[0] for line in found.splitlines() if "h.py" in line] \
+        == ["nivel_env/h.py:16: import ray"]
     assert "nivel_env/b.py:2: import uvicorn is guarded, but the message names no extra" \
         in found
     assert "nivel_env/e.py:2" in found
@@ -414,7 +471,8 @@ def test_a_policy_opponent_without_torch_says_what_to_install(opponent):
     if opponent == "casual":
         assert run.returncode == 0, run.stderr[-2000:]
     else:
-        assert run.returncode == 1 and 'pip install -e ".[train]"' in run.stderr
+        assert run.returncode == 1 and "pip install torch==2.13.0" in run.stderr
+        assert ".[train]" not in run.stderr           # a policy plays on torch alone
 
 
 # ------------------------------------------------------------------ CI and the README

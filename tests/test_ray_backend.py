@@ -83,7 +83,7 @@ def test_a_worker_that_dies_loses_no_results(tmp_path):
 def test_without_ray_the_option_says_how_to_install(monkeypatch):
     from agents import ray_backend
     monkeypatch.setitem(sys.modules, "ray", None)
-    with pytest.raises(SystemExit, match=r"pip install 'nivel-env\[ray\]'"):
+    with pytest.raises(SystemExit, match=r'pip install -e "\.\[ray\]"'):
         ray_backend.RayPool()
 
 

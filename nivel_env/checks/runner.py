@@ -181,8 +181,8 @@ def _game_readers(specs, seed: int) -> tuple[list, str]:
     try:
         from agents import load_opponent
         loaded = [(spec, load_opponent(spec, seed=seed)) for spec in specs]
-    except ImportError as e:
-        return [], f"needs torch, the train extra (pip install -e \".[train]\"): {e}"
+    except ImportError as e:                          # agents.policy says what to install
+        return [], str(e)
     except (ValueError, TypeError) as e:              # an unknown name, a bad policy file
         raise CheckInputError(f"--agents: {e}") from None
     readers = [(spec, a) for spec, a in loaded if getattr(a, "needs_state", False)]

@@ -25,8 +25,9 @@ import json
 
 from ..engine.hidden import determinize, relabel, substitute
 from ..engine.rng import next_u64, seed_state
+from ..install_hints import extra
 
-INSTALL = 'pip install -e ".[web]"'
+INSTALL = extra("web")
 
 
 def missing() -> str | None:

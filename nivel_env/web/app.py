@@ -114,7 +114,7 @@ def default_opponents() -> dict:
 
 
 def needs_torch(spec: str) -> bool:
-    """Whether an opponent is a trained policy or searches over one (the train extra)."""
+    """Whether an opponent is a trained policy or searches over one (it needs torch)."""
     base = spec.split(":")[0]
     try:
         from agents.opponents import LEVELS
@@ -243,7 +243,7 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         return JSONResponse({
             "decks": deck_info,
             "opponents": [{"name": k, "label": v[1] + ("" if ok(v[0]) else
-                                                        " (needs the train extra)"),
+                                                        " (needs torch)"),
                            "available": ok(v[0])} for k, v in cfg.opponents.items()],
             "default_opponent": cfg.default_opponent, "difficulties": list(DIFFICULTIES)})
 
