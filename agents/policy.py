@@ -25,7 +25,6 @@ format without running anything in it.
 from __future__ import annotations
 
 import pickle
-import stat
 import sys
 import warnings
 import zipfile
@@ -57,7 +56,7 @@ _NETWORK_FIELDS = {"obs_size": int, "n_actions": int, "net_arch": (dict, list),
                    "activation": str, "features_extractor": str,
                    "features_extractor_kwargs": dict, "share_features_extractor": bool,
                    "ortho_init": bool}
-_MAX_BYTES = 1 << 30                     # a policy file over 1 GiB is not ours
+MAX_FILE_BYTES = 1 << 30                 # a policy file over 1 GiB is not ours
 #: the network kinds a file names in ``network.policy`` (absent: actor_critic)
 POLICY_KINDS = ("actor_critic", "pointer")
 #: a feature extractor's full class name (as SB3 training or a format-1 file names it)
@@ -92,21 +91,17 @@ def _name_of(table: dict, cls, what: str) -> str:
                           f"use it can be loaded without running code")
 
 
-def regular_file(path: Path, what: str, error=None, max_bytes: int = _MAX_BYTES) -> None:
-    """Refuse, before opening it, a path that is missing, not a regular file (a named pipe
-    would block the reader forever, a device never end) or over ``max_bytes``; raises
-    ``error`` (default ``PolicyFileError``) naming the path."""
-    error = error or PolicyFileError
+def open_policy_file(path: str | Path, what: str = "policy file", error=None,
+                     max_bytes: int | None = None):
+    """``path`` opened for reading if it is a regular file of at most ``max_bytes``
+    (default ``MAX_FILE_BYTES``): the one check of ``nivel_env.files`` (a named pipe
+    would block the reader forever, a device never end), its refusal raised as ``error``
+    (default ``PolicyFileError``) naming the path and what it is."""
+    from nivel_env.files import FileRefused, open_regular
     try:
-        st = path.stat()
-    except FileNotFoundError:
-        raise error(f"{path}: no such {what}") from None
-    except OSError as e:
-        raise error(f"{path}: cannot read it ({e.strerror or e})") from None
-    if not stat.S_ISREG(st.st_mode):
-        raise error(f"{path}: not a regular file (a {what} is a .pt file)")
-    if st.st_size > max_bytes:
-        raise error(f"{path}: {st.st_size:,} bytes is too large for a {what}")
+        return open_regular(path, MAX_FILE_BYTES if max_bytes is None else max_bytes, what)
+    except FileRefused as e:
+        raise (error or PolicyFileError)(str(e)) from None
 
 
 def _plain(value, where: str):
@@ -171,9 +166,10 @@ def export_policy(model, path: str | Path, meta: dict | None = None) -> Path:
 
 def _load_plain(path: Path, device: str):
     """The file's contents, unpickled with torch's weights-only loader (no code runs)."""
-    regular_file(path, "policy file")
+    f = open_policy_file(path)
     try:
-        return th.load(path, map_location=device, weights_only=True)
+        with f:
+            return th.load(f, map_location=device, weights_only=True)
     except pickle.UnpicklingError as e:
         import re
         found = re.search(r"GLOBAL ([\w.]+)", str(e))
@@ -432,12 +428,14 @@ def upgrade_policy_file(old: str | Path, new: str | Path) -> Path:
     class or function it names replaced by an inert stand-in, so nothing in it runs; the
     network shape is rebuilt from those names and the weights' shapes."""
     old, new = Path(old), Path(new)
-    regular_file(old, "policy file")
+    f = open_policy_file(old)
     try:
-        names = th.serialization.get_unsafe_globals_in_checkpoint(old)
-        stubs = [(type(n, (_Inert,), {"qualname": n}), n) for n in names]
-        with th.serialization.safe_globals(stubs):
-            saved = th.load(old, map_location="cpu", weights_only=True)
+        with f:
+            names = th.serialization.get_unsafe_globals_in_checkpoint(f)
+            stubs = [(type(n, (_Inert,), {"qualname": n}), n) for n in names]
+            f.seek(0)
+            with th.serialization.safe_globals(stubs):
+                saved = th.load(f, map_location="cpu", weights_only=True)
     except Exception as e:                        # noqa: BLE001 -- any unreadable file
         raise PolicyFileError(f"{old}: not a readable policy file ({type(e).__name__}: "
                               f"{str(e)[:200]})") from None

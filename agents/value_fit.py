@@ -43,7 +43,14 @@ class ValueFileError(ValueError):
 
 
 def sha256(path: str | Path) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    """The SHA-256 of the policy file ``path`` (``PolicyFileError`` for a path that is not
+    a regular policy-sized file: ``nivel_env.files``), read in blocks."""
+    from .policy import open_policy_file
+    h = hashlib.sha256()
+    with open_policy_file(path) as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
 
 
 def value_features(policy, obs: th.Tensor):
@@ -82,11 +89,12 @@ def load_value_head(path: str | Path, policy_path: str | Path | None = None) -> 
     Only regular files are opened (a named pipe would block forever), and the sizes the
     file declares are checked against bounds and against its own tensors' shapes before
     the head is built: a bad file gets a ``ValueFileError`` naming it and the field."""
-    from .policy import PolicyFileError, regular_file
+    from .policy import PolicyFileError, open_policy_file
     path = Path(path)
-    regular_file(path, "value-head file", ValueFileError, _MAX_BYTES)
+    f = open_policy_file(path, "value-head file", ValueFileError, _MAX_BYTES)
     try:
-        saved = th.load(path, map_location="cpu", weights_only=True)
+        with f:
+            saved = th.load(f, map_location="cpu", weights_only=True)
     except Exception as e:                          # noqa: BLE001 -- any unreadable file
         raise ValueFileError(f"{path}: not a readable value-head file ({type(e).__name__}: "
                              f"{str(e)[:200]})") from None
@@ -98,10 +106,10 @@ def load_value_head(path: str | Path, policy_path: str | Path | None = None) -> 
     width, hidden = _declared_shape(path, saved)
     if policy_path is not None:
         try:
-            regular_file(Path(policy_path), "policy file")
+            digest = sha256(policy_path)
         except PolicyFileError as e:
             raise ValueFileError(str(e)) from None
-        if saved.get("policy_sha256") != sha256(policy_path):
+        if saved.get("policy_sha256") != digest:
             raise ValueFileError(f"{path}: fit to another policy than {policy_path} (its "
                                  f"policy_sha256 does not match)")
     head = ValueHead(width, hidden)

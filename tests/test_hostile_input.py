@@ -84,6 +84,60 @@ def test_policy_paths_that_are_not_regular_files(specials):
         refused(load_opponent, specials[kind], PolicyFileError, "not a regular file")
 
 
+def _user_file_loaders() -> dict:
+    """Every loader of a file a user names: the four above, and policy files and value
+    heads where torch is installed."""
+    out = dict(LOADERS)
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        return out
+    from agents.policy import PolicyFileError, read_policy_file
+    from agents.value_fit import ValueFileError, load_value_head
+    out["policy"] = (read_policy_file, PolicyFileError)
+    out["value head"] = (load_value_head, ValueFileError)
+    return out
+
+
+@pytest.mark.parametrize("kind,words", [("fifo", "a FIFO (named pipe)"),
+                                        ("zero", "a character device"),
+                                        ("dir", "a directory")])
+def test_every_loader_says_what_a_path_is_in_the_same_words(specials, kind, words):
+    """One check (nivel_env.files) for card, deck, scenario, replay, policy and value-head
+    files: a path that is not a regular file is refused naming the path and what it is,
+    in the same words whichever loader was asked."""
+    for name, (load, err) in _user_file_loaders().items():
+        refused(load, specials[kind], err, str(specials[kind]),
+                f"not a regular file but {words}")
+
+
+def test_policy_files_and_value_heads_over_their_caps(tmp_path):
+    """The size cap is the same check's: the file's size and the cap, never read."""
+    pytest.importorskip("torch")
+    from agents.policy import PolicyFileError, read_policy_file
+    from agents.value_fit import ValueFileError, load_value_head
+    for name, load, err, cap in (("big.pt", read_policy_file, PolicyFileError,
+                                  "1,073,741,824 a policy file may have"),
+                                 ("big-value.pt", load_value_head, ValueFileError,
+                                  "67,108,864 a value-head file may have")):
+        p = tmp_path / name
+        with open(p, "wb") as f:                       # sparse: costs no disk
+            f.truncate(5 << 30)
+        refused(load, p, err, name, "5,368,709,120 bytes, more than the " + cap)
+
+
+def test_one_check_for_the_files_a_user_names():
+    """No loader keeps its own copy of the regular-file test: nivel_env/files.py is the
+    one module of the project that looks at what kind of file a path is."""
+    from pathlib import Path
+    root = Path(__file__).parent.parent
+    sources = [*root.glob("nivel_env/**/*.py"), *root.glob("agents/**/*.py"),
+               *root.glob("*.py"), *root.glob("examples/**/*.py")]
+    looks = [str(p.relative_to(root)) for p in sources
+             if any(w in p.read_text(encoding="utf-8") for w in ("S_ISREG", "S_ISFIFO"))]
+    assert looks == ["nivel_env/files.py"]
+
+
 def test_files_over_the_caps_are_refused_without_reading_them(tmp_path):
     huge = tmp_path / "huge.jsonl"
     with open(huge, "wb") as f:                       # sparse: costs no disk
