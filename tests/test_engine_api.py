@@ -150,7 +150,8 @@ def test_engine_never_imports_rl_libraries():
     import subprocess
     import sys
     code = ("import sys, nivel_env.engine, nivel_env.cards;"
-            "bad=[m for m in sys.modules if m.split('.')[0] in ('gymnasium','pettingzoo')];"
+            "bad=[m for m in sys.modules if m.split('.')[0] in "
+            "('gymnasium','pettingzoo','numpy')];"
             "assert not bad, bad")
     subprocess.run([sys.executable, "-c", code], check=True)
 
@@ -289,18 +290,40 @@ def test_apply_action_refuses_non_integers_before_anything_moves(decks):
     a = next(a for a in g.legal_actions() if A.PLAY <= a < A.ACTIVATE)
     before = g.to_dict()
     for bad in (float(a), np.float64(a), np.float32(a), Fraction(a), Decimal(a), str(a),
-                np.array(a), [a], None):
+                np.array([a]), np.array(float(a)), [a], None):
         with pytest.raises(IllegalActionError, match="integer id"):
             g.apply_action(bad)
         assert g.to_dict() == before, bad
     m = new_game(*decks, seed=1)                       # mulligan: KEEP 0 and MULLIGAN 1
     start = m.to_dict()
-    for bad in (True, False, np.bool_(True)):
+    for bad in (True, False, np.bool_(True), np.array(True)):
         with pytest.raises(IllegalActionError, match="integer id"):
             m.apply_action(bad)
         assert m.to_dict() == start
     g.apply_action(np.int16(a))                        # numpy integers are ids
     assert g.to_dict() != before
+
+
+def test_a_0d_integer_array_is_an_action_id_as_in_the_envs(decks):
+    """SB3's ``predict`` of one observation gives a 0-d array: the Gym and AEC envs took
+    it while ``Game.apply_action`` refused it.  One rule now (``engine.errors.action_id``),
+    the id stored as a plain int; a 1-element array is still not one id."""
+    import numpy as np
+    g = new_game(*decks, seed=3)
+    a = g.legal_actions()[-1]
+    g.apply_action(np.array(a, dtype=np.int32))
+    json.dumps(g.to_dict())                              # plain ints: a numpy value fails
+    from nivel_env.engine.errors import action_id, as_int
+    assert action_id(np.array(7)) == 7 and type(action_id(np.uint8(7))) is int
+    for bad in (np.array([7]), np.array(7.0), np.array(True), np.True_, True, 7.0, "7"):
+        assert as_int(bad) is None, bad
+    with pytest.raises(IllegalActionError, match=r"^Game.apply_action: an action is an "
+                       r"integer id 0\.\.336 \(a Python or numpy integer\), got ndarray"):
+        g.apply_action(np.array([a]))
+    g.surrender(np.array(1))                             # a seat by the same rule
+    assert g.result is not None and g.lost == [False, True]
+    with pytest.raises(ValueError, match="player must be 0 or 1, got bool True"):
+        new_game(*decks, seed=3).surrender(True)
 
 
 def test_numpy_actions_leave_plain_ints_in_state_and_events(decks):

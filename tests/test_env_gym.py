@@ -177,10 +177,16 @@ def test_both_environments_share_one_core_and_one_random_player():
 
 def test_bad_seats_are_refused_at_construction():
     """``seat=1.0`` used to be accepted and fail at the first reset (a float index)."""
-    for bad in (1.0, 0.0, True, False, "1", 2, -1, None, np.float64(1)):
+    for bad in (1.0, 0.0, True, False, "1", 2, -1, None, np.float64(1), np.True_,
+                np.array(True), np.array([1]), np.array(1.0)):
         with pytest.raises(ValueError, match="seat must be 0, 1 or 'random'"):
             NivelArenaGymEnv(seat=bad)
     e = NivelArenaGymEnv(seat=np.int64(1))
+    e.reset(seed=0)
+    assert e.seat == 1 and type(e.seat) is int
+    # a 0-d integer array is an integer, as for an action id (engine.errors.as_int: the one
+    # rule of every env, the batched ones too)
+    e = NivelArenaGymEnv(seat=np.array(1))
     e.reset(seed=0)
     assert e.seat == 1 and type(e.seat) is int
     with pytest.raises(ValueError, match="seat must be 0, 1 or 'random'"):

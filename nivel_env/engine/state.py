@@ -7,14 +7,12 @@ rules live in the sibling modules (``flow``, ``combat``, ``effects``, ``verbs``,
 """
 from __future__ import annotations
 
-from numbers import Integral
 from typing import Any, NamedTuple
 
 from ..cards.db import CardDB, load_card_db
 from . import const as K
-from .actions import N_ACTIONS
 from .config import RuleConfig
-from .errors import IllegalActionError
+from .errors import IllegalActionError, action_id, as_int
 from .flow import finish
 from .legal import apply_action, legal_actions
 from .render import action_name, decision_context, render
@@ -29,20 +27,12 @@ class Decision(NamedTuple):
     context: dict
 
 
-def _action_id(action) -> int:
-    """A Python or numpy integer as a plain int; anything else (bool, float, Fraction,
-    string, array) is refused before it can reach the rules."""
-    if isinstance(action, Integral) and not isinstance(action, bool):
-        return int(action)
-    raise IllegalActionError(f"an action is an integer id 0..{N_ACTIONS - 1} (Python or numpy "
-                             f"int), got {type(action).__name__} {action!r}"[:300])
-
-
 def _seat(player) -> int:
-    if isinstance(player, Integral) and not isinstance(player, bool):
-        return int(player)
-    raise ValueError(f"surrender: player must be 0 or 1, got {type(player).__name__} "
-                     f"{player!r}"[:200])
+    seat = as_int(player)
+    if seat not in (0, 1):
+        raise ValueError(f"surrender: player must be 0 or 1, got {type(player).__name__} "
+                         f"{player!r}"[:200])
+    return seat
 
 
 def _tuplify(x):
@@ -76,12 +66,13 @@ class Game:
     def apply_action(self, action: int) -> None:
         """Play ``action`` (an id of ``legal_actions()``) for the player to decide.
 
-        ``action`` is a Python or numpy integer, checked before anything else: a float,
-        bool, string or Fraction -- even one equal to a legal id -- is refused with
-        ``IllegalActionError``, as is an id that is not legal now, and the game is left
-        exactly as it was.  The id is stored as a plain int (``to_dict()`` stays JSON)."""
+        ``action`` is an integer (``errors.action_id``: Python, numpy or a 0-d integer
+        array), checked before anything else: a float, bool, string or Fraction -- even
+        one equal to a legal id -- is refused with ``IllegalActionError``, as is an id that
+        is not legal now, and the game is left exactly as it was.  The id is stored as a
+        plain int (``to_dict()`` stays JSON)."""
         if type(action) is not int:
-            action = _action_id(action)
+            action = action_id(action, "Game.apply_action")
         if self.result is not None:
             raise IllegalActionError(f"action {action}: the game is over")
         legal = self._legal
@@ -103,10 +94,8 @@ class Game:
 
     def surrender(self, player: int) -> None:
         """1.2.4: ``player`` (0 or 1, a Python or numpy integer) loses at once."""
-        if type(player) is not int:
+        if type(player) is not int or player not in (0, 1):
             player = _seat(player)
-        if player not in (0, 1):
-            raise ValueError(f"surrender: player must be 0 or 1, got {player!r}")
         if self.result is None:
             self.log.append({"type": "surrender", "player": player})
             self.lost[player] = True

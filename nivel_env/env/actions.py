@@ -1,17 +1,13 @@
-"""What counts as an action id at the environments' edge.
+"""What the environments do with an action id.
 
-Python and numpy integers only: ``2.7``, ``"2"``, ``True``, ``inf`` or a 1-element array
-are refused with ``IllegalActionError`` naming the value (the game is left unchanged),
-rather than silently truncated or coerced into another move.
+What counts as one is the engine's rule (``engine.errors.action_id``, re-exported here):
+Python and numpy integers and 0-d integer arrays; ``2.7``, ``"2"``, ``True``, ``inf`` or a
+1-element array are refused with ``IllegalActionError`` naming the value (the game is left
+unchanged), rather than silently truncated or coerced into another move.
 """
 from __future__ import annotations
 
-import numbers
-
-import numpy as np
-
-from ..engine import N_ACTIONS
-from ..engine.errors import IllegalActionError
+from ..engine.errors import action_id
 
 #: what an environment does with an action id that is not legal now
 ILLEGAL_ACTION_MODES = ("raise", "lose")
@@ -27,15 +23,4 @@ def check_illegal_mode(mode, where: str) -> str:
     return mode
 
 
-def action_id(action, where: str) -> int:
-    """``action`` as a plain int, or ``IllegalActionError`` saying what was passed."""
-    if type(action) is int:                          # the common case, on every step
-        return action
-    if isinstance(action, (bool, np.bool_)) or not isinstance(action, numbers.Integral):
-        if isinstance(action, np.ndarray) and action.shape == () and \
-                np.issubdtype(action.dtype, np.integer):
-            return int(action)                       # a 0-d integer array (np.array(3))
-        raise IllegalActionError(f"{where}: an action is an integer id 0..{N_ACTIONS - 1} "
-                                 f"(Python or numpy int), got {type(action).__name__} "
-                                 f"{action!r}"[:300])
-    return int(action)
+__all__ = ["ILLEGAL_ACTION_MODES", "ILLEGAL_REWARD", "action_id", "check_illegal_mode"]

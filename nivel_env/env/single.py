@@ -29,7 +29,7 @@ import numpy as np
 from gymnasium import spaces
 
 from ..engine import N_ACTIONS, RuleConfig
-from ..engine.errors import IllegalActionError
+from ..engine.errors import IllegalActionError, as_int
 from ..engine.render import action_meaning
 from .actions import ILLEGAL_REWARD, action_id, check_illegal_mode
 from .encoder import observation_box
@@ -57,14 +57,14 @@ def _as_policy(opponent):
 
 
 def check_seat(seat, where: str):
-    """``0``, ``1`` (Python or numpy integers) or ``"random"``; anything else -- ``1.0``,
-    ``True``, ``"1"`` -- is refused by name rather than failing at the first reset."""
-    import numbers
+    """``0``, ``1`` (an integer by ``engine.errors.as_int``: Python, numpy or 0-d) or
+    ``"random"``; anything else -- ``1.0``, ``True``, ``"1"`` -- is refused by name rather
+    than failing at the first reset.  The one seat check of every env, batched ones too."""
     if isinstance(seat, str) and seat == "random":
         return seat
-    if not isinstance(seat, (bool, np.bool_)) and isinstance(seat, numbers.Integral) \
-            and seat in (0, 1):
-        return int(seat)
+    s = as_int(seat)
+    if s in (0, 1):
+        return s
     raise ValueError(f"{where}: seat must be 0, 1 or 'random', got "
                      f"{type(seat).__name__} {seat!r}"[:200])
 
