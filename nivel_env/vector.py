@@ -22,77 +22,116 @@ act (a test compares them step by step).
         b.step(actions)
 
 A step is checked whole before any game moves: ``actions`` must be integer ids, exactly
-one per game (``batch_actions``: as the AEC and Gym envs, no float, bool, string or
-scalar), each legal for the player its game waits on; otherwise ``IllegalActionError``
-names the game and no game has moved.  Inside ``with batch.all_or_nothing():`` the steps
-either all stand or, if anything raises, every game is put back where it was (what
-``SelfPlayVecEnv`` uses so that an opponent's failure moves nothing): the batch keeps
-each game's deal and moves, and a failure deals the moved games again and replays them
-(the engine is deterministic), so the common path copies nothing.  Games move only
-through ``step``.
+one per game (``batch_actions``: what the engine and the AEC and Gym envs take as an id,
+no float, bool, string or scalar), each legal for the player its game waits on
+(``check_legal``, the one legality check of every batched env); otherwise
+``IllegalActionError`` names the game, the player, the action and its name, and no game
+has moved.  With ``which`` only the selected games' actions are read.
+
+Inside ``with batch.all_or_nothing():`` the steps either all stand or, if anything
+raises, every game is put back where it was (what ``SelfPlayVecEnv`` uses so that an
+opponent's failure moves nothing): the batch keeps each game's deal and moves, and a
+failure deals the moved games again and replays them (the engine is deterministic), so
+the common path copies nothing.  Games move only through ``step``.
 """
 from __future__ import annotations
 
-import numbers
 from contextlib import contextmanager
 
 import numpy as np
 
 from .engine import N_ACTIONS, RuleConfig, new_game
-from .engine.errors import IllegalActionError
+from .engine.errors import ACTION_ID, IllegalActionError, action_id
+from .engine.render import action_meaning
 from .env.encoder import OBS_SIZE, Encoder
 from .env.setup import DeckChoice, SeedStream, check_seed
+from .env.single import check_seat
 
 
-def _bad_scalar(x) -> bool:
-    """Not a Python or numpy integer (bools are not action ids)."""
-    return type(x) is not int and (isinstance(x, (bool, np.bool_))
-                                   or not isinstance(x, numbers.Integral))
-
-
-def batch_actions(actions, n: int, where: str) -> np.ndarray:
+def batch_actions(actions, n: int, where: str, rows=None) -> np.ndarray:
     """``actions`` as an int64 array of exactly ``n`` ids, one per game, or
     ``IllegalActionError`` saying what was passed.
 
-    An integer array of shape ``(n,)`` or a list/tuple of ``n`` Python or numpy ints; a
-    float (even ``2.0``), bool, string, scalar or wrongly shaped array is refused, as the
-    AEC and Gym envs refuse such an action, instead of being truncated or broadcast.
-    Ids outside ``0..N_ACTIONS-1`` are refused here too; legality is the caller's check."""
-    what = f"{where}: actions are integer ids 0..{N_ACTIONS - 1} (Python or numpy ints), " \
-           f"one per game ({n})"
+    An integer array of shape ``(n,)`` or a list/tuple of ``n`` integers (each as
+    ``engine.errors.action_id`` takes one, in its words); a float (even ``2.0``), bool,
+    string, scalar or wrongly shaped array is refused, as the engine and the AEC and Gym
+    envs refuse such an action, instead of being truncated or broadcast.  Only the games
+    in ``rows`` (an int array; all when None) are read further: their ids must lie in
+    ``0..N_ACTIONS-1``; the others may hold any integer of the array's type (``-1``
+    placeholders) or, in a list, anything at all, and mean nothing in the result (a list's
+    come back as ``-1``).  Legality is ``check_legal``'s."""
     if isinstance(actions, (list, tuple)):
         if len(actions) != n:
-            raise IllegalActionError(f"{what}; got {len(actions)}")
-        ids = []
-        for i, x in enumerate(actions):
-            if _bad_scalar(x):
-                raise IllegalActionError(f"{what}; game {i}: got {type(x).__name__} "
-                                         f"{x!r}"[:300])
-            x = int(x)
-            if not 0 <= x < N_ACTIONS:
-                raise IllegalActionError(f"{what}; game {i}: {x} is not an action id"[:300])
-            ids.append(x)
-        return np.array(ids, dtype=np.int64)
+            raise IllegalActionError(f"{where}: one action per game ({n}), got {len(actions)}")
+        out = np.full(n, -1, dtype=np.int64)
+        for i in (range(n) if rows is None else rows.tolist()):
+            x = actions[i]
+            a = x if type(x) is int else action_id(x, f"{where}: game {i}")
+            if not 0 <= a < N_ACTIONS:
+                raise IllegalActionError(_out_of_range(where, i, a))
+            out[i] = a
+        return out
     try:
         arr = np.asarray(actions)
     except Exception as e:                                # noqa: BLE001 -- say what it was
-        raise IllegalActionError(f"{what}; got a {type(actions).__name__}, not an array "
+        raise IllegalActionError(f"{where}: one action per game ({n}), got a "
+                                 f"{type(actions).__name__}, not an array "
                                  f"({type(e).__name__})") from None
     if arr.ndim == 0:
-        raise IllegalActionError(f"{what}; got one {type(actions).__name__} {actions!r} "
-                                 f"for the whole batch"[:300])
+        raise IllegalActionError(f"{where}: one action per game ({n}), got one "
+                                 f"{type(actions).__name__} {actions!r} for the whole batch"
+                                 [:300])
     if arr.shape != (n,):
-        raise IllegalActionError(f"{what}; got an array of shape {arr.shape}")
+        raise IllegalActionError(f"{where}: one action per game ({n}), got an array of shape "
+                                 f"{arr.shape}")
     if arr.dtype == object:
-        return batch_actions(arr.tolist(), n, where)
+        return batch_actions(arr.tolist(), n, where, rows)
     if arr.dtype.kind not in "iu":
-        raise IllegalActionError(f"{what}; got a {arr.dtype} array ({arr[0].item()!r} for "
-                                 f"game 0)"[:300])
-    out = (arr < 0) | (arr >= N_ACTIONS)
+        i = 0 if rows is None or not len(rows) else int(rows[0])
+        raise IllegalActionError(f"{where}: {ACTION_ID}, got a {arr.dtype} array "
+                                 f"({arr[i].item()!r} for game {i})"[:300])
+    sel = arr if rows is None else arr[rows]
+    out = (sel < 0) | (sel >= N_ACTIONS)
     if out.any():
-        i = int(np.flatnonzero(out)[0])
-        raise IllegalActionError(f"{what}; game {i}: {int(arr[i])} is not an action id")
+        j = int(np.flatnonzero(out)[0])
+        raise IllegalActionError(_out_of_range(where, j if rows is None else int(rows[j]),
+                                               int(sel[j])))
     return arr.astype(np.int64, copy=False)
+
+
+def _out_of_range(where: str, i: int, a: int) -> str:
+    return f"{where}: game {i}: action {a} is out of range; {ACTION_ID}"[:300]
+
+
+def check_legal(where: str, acts: np.ndarray, mask: np.ndarray, actor, rows=None,
+                games=None, error=IllegalActionError) -> None:
+    """Raise ``error`` unless ``acts[i]`` is legal (``mask[i]``) for every game ``i`` of
+    ``rows`` (an int array; every game when None) -- the one legality check of the batched
+    envs, and its one message: the game (and how many more), the player it waits on
+    (``actor[i]``), the action id and its name (in the game's context when ``games`` holds
+    the games, else the action table's meaning), the legal ids, and that no game moved.
+    ``acts`` must already be ids in range (``batch_actions``)."""
+    if rows is None:
+        ok = mask[np.arange(len(acts)), acts]
+        if ok.all():
+            return
+        bad = np.flatnonzero(~ok)
+    else:
+        ok = mask[rows, acts[rows]]
+        if ok.all():
+            return
+        bad = rows[~ok]
+    i, a = int(bad[0]), int(acts[bad[0]])
+    if games is not None:
+        name, legal = games[i].action_name(a), games[i].legal_actions()
+    else:
+        name, legal = action_meaning(a), np.flatnonzero(mask[i]).tolist()
+    more = ""
+    if len(bad) > 1:
+        more = (f" (and game{'s' if len(bad) > 2 else ''} "
+                f"{', '.join(map(str, bad[1:6].tolist()))}{' ...' if len(bad) > 6 else ''})")
+    raise error(f"{where}: game {i}{more}: action {a} ({name}) is not legal now for player "
+                f"{int(actor[i])} (legal: {legal}); no game moved"[:600])
 
 
 class GameBatch:
@@ -111,8 +150,7 @@ class GameBatch:
                  card_db=None, seat="random", out=None):
         if not isinstance(n, int) or isinstance(n, bool) or n < 1:
             raise ValueError(f"GameBatch: n must be a positive whole number, got {n!r}")
-        if seat not in (0, 1, "random"):
-            raise ValueError(f"GameBatch: seat must be 0, 1 or 'random', got {seat!r}")
+        seat = check_seat(seat, "GameBatch")
         self.n = n
         self.config = config or RuleConfig()
         self.seat_option = seat
@@ -198,42 +236,48 @@ class GameBatch:
         boolean array ``which`` is set).
 
         ``actions`` holds one integer id per game (all ``n``, also with ``which``; see
-        ``batch_actions``), each legal for the player its game waits on.  The whole batch
-        is checked first: a bad or illegal action raises ``IllegalActionError`` naming the
-        game, and no game has moved.  A game that ends is dealt anew; ``done``,
-        ``truncated`` and ``reward`` (the learner's return) say so for this call.  Should
-        a game fail part-way (an engine fault), the batch refuses every later step until
-        ``reset()`` (``broken`` says why) -- unless inside ``all_or_nothing``, which puts
-        every game back instead."""
+        ``batch_actions``), each legal for the player its game waits on; with ``which``
+        only the selected games' entries are read, so the others may be placeholders
+        (``-1``).  The whole batch is checked first (``check_legal``): a bad or illegal
+        action raises ``IllegalActionError`` naming the game, and no game has moved.  A
+        game that ends is dealt anew; ``done``, ``truncated`` and ``reward`` (the
+        learner's return) say so for this call.  Should a game fail part-way (an engine
+        fault), the batch refuses every later step until ``reset()`` (``broken`` says
+        why) -- unless inside ``all_or_nothing``, which puts every game back instead."""
         if self.broken is not None:
             raise RuntimeError(f"GameBatch.step: {self.broken}; call reset()")
-        acts = batch_actions(actions, self.n, "GameBatch.step")
+        rows = self._rows(which, "GameBatch.step")
+        acts = batch_actions(actions, self.n, "GameBatch.step", rows)
+        check_legal("GameBatch.step", acts, self.mask, self.actor, rows, self.games)
+        self._apply(acts, rows)
+
+    def _rows(self, which, where: str):
+        """The games a boolean array ``which`` of shape ``(n,)`` selects, as an int array
+        (None, every game, when ``which`` is None)."""
         if which is None:
-            idx = range(self.n)
-        else:
-            w = np.asarray(which)
-            if w.dtype != bool or w.shape != (self.n,):
-                raise ValueError(f"GameBatch.step: which must be a bool array of shape "
-                                 f"({self.n},), got {w.dtype} {w.shape}")
-            idx = np.flatnonzero(w).tolist()
+            return None
+        w = np.asarray(which)
+        if w.dtype != bool or w.shape != (self.n,):
+            raise ValueError(f"{where}: which must be a bool array of shape ({self.n},), "
+                             f"got {w.dtype} {w.shape}")
+        return np.flatnonzero(w)
+
+    def _apply(self, acts: np.ndarray, rows) -> None:
+        """``step`` after its checks: ``acts`` from ``batch_actions`` and legal by
+        ``check_legal`` for the games ``rows`` (every game when None).  Callers in this
+        package that have just checked the same actions (``SelfPlayGames``) come here so
+        that a step is checked once; the engine still refuses an illegal id, and
+        ``all_or_nothing`` puts the games back."""
+        if self.broken is not None:
+            raise RuntimeError(f"GameBatch.step: {self.broken}; call reset()")
         games = self.games
-        rows = np.arange(self.n) if which is None else np.asarray(idx, dtype=np.int64)
-        bad = rows[~self.mask[rows, acts[rows]]].tolist()
-        if bad:
-            i = bad[0]
-            g, a = games[i], int(acts[i])
-            more = f" (and games {', '.join(map(str, bad[1:6]))}" \
-                   f"{' ...' if len(bad) > 6 else ''})" if len(bad) > 1 else ""
-            raise IllegalActionError(
-                f"GameBatch.step: game {i}{more}: action {a} ({g.action_name(a)}) is not legal "
-                f"now for player {g.current_player} (legal: {self.legal[i]}); no game moved")
         self.done[:] = False
         self.truncated[:] = False
         self.reward[:] = 0
         journal, moves = self._journal, self._moves
         i = None
         try:
-            for i in idx:
+            for i in (range(self.n) if rows is None else rows.tolist()):
                 g, a = games[i], int(acts[i])
                 g.apply_action(a)
                 moves[i].append(a)
@@ -324,4 +368,4 @@ class GameBatch:
         return self.actor == self.learner_seat
 
 
-__all__ = ["GameBatch", "batch_actions"]
+__all__ = ["GameBatch", "batch_actions", "check_legal"]

@@ -12,8 +12,9 @@ sb3-contrib's MaskablePPO trains on it unchanged (``env_method("action_masks")``
 were dealt until they end); ``env_seconds`` and ``opponent_seconds`` add up the time spent
 in the games (engine, encoder, bookkeeping) and in the opponents' moves.
 
-A step moves every game or none: ``step`` checks the learner's actions whole (integer
-ids, one per game, each legal; ``IllegalActionError`` names the game), and an opponent
+A step moves every game or none: ``step`` checks the learner's actions whole, once, in
+``step_async`` (integer ids, one per game, each legal; ``IllegalActionError`` names the
+game, the player and the action), and an opponent
 that raises or plays an illegal move (``OpponentError``) -- or any other failure -- puts
 every game back where it was before the step, with the same observations and masks, so
 the step may be taken again.  Only a ``reset`` that fails (an opponent's opening move)
@@ -92,7 +93,10 @@ class SelfPlayVecEnv(SelfPlayGames, WholeBatchMethods, VecEnv):
         return self.batch.obs.copy()
 
     def step_async(self, actions) -> None:
+        """Check the learner's actions whole (the step's one check: ``step_wait`` plays
+        them as checked here); an error leaves no step pending."""
         self._usable("step")
+        self._pending = False
         self._actions[:] = self.check_actions(actions, "SelfPlayVecEnv.step")
         self._pending = True
 
@@ -101,7 +105,7 @@ class SelfPlayVecEnv(SelfPlayGames, WholeBatchMethods, VecEnv):
         if not self._pending:
             raise RuntimeError("SelfPlayVecEnv.step_wait: no step_async before it")
         self._pending = False
-        done, reward, trunc = self.advance(self._actions)
+        done, reward, trunc = self._advance(self._actions)    # checked in step_async
         obs = self.batch.obs.copy()
         infos = [{} for _ in range(self.num_envs)]
         for i, info in self.end_infos(done, trunc).items():

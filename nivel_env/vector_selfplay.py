@@ -10,11 +10,13 @@ until every game waits on the learner again.  It lives apart from the SB3 classe
 a worker process starts without importing Stable-Baselines3 and torch (unless an opponent
 needs torch).
 
-A step moves every game or none.  The learner's actions are checked whole first (integer
-ids, one per game, each legal: ``IllegalActionError`` names the game).  The step then runs
-inside ``GameBatch.all_or_nothing``: if an opponent raises or answers with a move that is
-not legal (``OpponentError``, naming the opponent and the games) -- or anything else fails
--- every game, deal stream and opponent draw is put back where it was before the step, so
+A step moves every game or none.  The learner's actions are checked whole first, and
+only there (integer ids, one per game, each legal: ``vector.check_legal``, whose
+``IllegalActionError`` names the game, the player and the action); each opponent's
+answers are checked the same way as they come.  The step then runs inside
+``GameBatch.all_or_nothing``: if an opponent raises or answers with a move that is not
+legal (``OpponentError``, naming the opponent and the games) -- or anything else fails --
+every game, deal stream and opponent draw is put back where it was before the step, so
 the same observations and masks stand and the step may be taken again (after
 ``set_opponents`` if that member keeps failing).  The opponents' own state (a random
 agent's generator) is theirs and is not rewound.  Only a ``restart`` that fails (an
@@ -31,10 +33,9 @@ from multiprocessing import shared_memory
 import numpy as np
 
 from .engine import N_ACTIONS
-from .engine.errors import IllegalActionError
 from .env.encoder import OBS_SIZE
-from .env.single import OpponentError
-from .vector import GameBatch, batch_actions
+from .env.single import OpponentError, check_seat
+from .vector import GameBatch, batch_actions, check_legal
 
 
 def act_batch(agent, obs: np.ndarray, masks: np.ndarray, games=None) -> np.ndarray:
@@ -59,13 +60,17 @@ def label_of(agent) -> str:
     return str(getattr(agent, "label", None) or type(agent).__name__)
 
 
-def check_weights(opponents, weights) -> np.ndarray:
-    """``weights`` (default equal) as probabilities, one per member."""
-    w = np.ones(len(opponents)) if weights is None else np.asarray(weights, float)
-    if w.shape != (len(opponents),) or not np.isfinite(w).all() or (w < 0).any() \
-            or w.sum() <= 0:
-        raise ValueError(f"SelfPlayVecEnv: weights must be {len(opponents)} "
-                         f"non-negative numbers, not all 0, got {weights!r}")
+def check_weights(opponents, weights, where: str) -> np.ndarray:
+    """``weights`` (default equal) as probabilities, one per member; a ``ValueError``
+    names ``where`` (the caller's class and method) otherwise."""
+    try:
+        w = np.ones(len(opponents)) if weights is None else np.asarray(weights, float)
+    except (TypeError, ValueError):
+        w = None
+    if w is None or w.shape != (len(opponents),) or not np.isfinite(w).all() \
+            or (w < 0).any() or w.sum() <= 0:
+        raise ValueError(f"{where}: weights must be {len(opponents)} non-negative numbers, "
+                         f"not all 0, got {weights!r}"[:300])
     return w / w.sum()
 
 
@@ -83,13 +88,14 @@ class SelfPlayGames:
     def __init__(self, n: int, opponents=None, weights=None, seed: int | None = None,
                  decks=None, deck_pool=None, config=None, card_db=None, seat="random",
                  out=None):
+        seat = check_seat(seat, type(self).__name__)
         if opponents is None:
             from agents import RandomAgent
             opponents = [RandomAgent(seed)]
         self.opponents = list(opponents)
         if not self.opponents:
             raise ValueError(f"{type(self).__name__}: give at least one opponent")
-        self.weights = check_weights(self.opponents, weights)
+        self.weights = check_weights(self.opponents, weights, type(self).__name__)
         self.env_seconds = 0.0
         self.opponent_seconds = 0.0
         self.batch = GameBatch(n, decks=decks, deck_pool=deck_pool, config=config,
@@ -103,13 +109,11 @@ class SelfPlayGames:
         self.broken: str | None = "reset() not called yet"
         self.closed = False
 
-    _check_weights = staticmethod(check_weights)
-
     def set_opponents(self, opponents, weights=None) -> None:
         """Draw later deals' opponents from ``opponents`` (with ``weights``).  A game under
         way keeps the member it was dealt, even one no longer in the pool, until it ends."""
         new = list(opponents)
-        w = check_weights(new, weights)
+        w = check_weights(new, weights, f"{type(self).__name__}.set_opponents")
         live = {int(k) for k in self.member}
         retiring = [self.opponents[k] for k in sorted(live)
                     if not any(self.opponents[k] is m for m in new)]
@@ -153,16 +157,10 @@ class SelfPlayGames:
     def check_actions(self, actions, where: str) -> np.ndarray:
         """The learner's actions as int64 ids, one per game, each legal in its game (every
         game waits on the learner between steps); ``IllegalActionError`` otherwise, naming
-        the game, before anything moves."""
-        n = self.batch.n
-        acts = batch_actions(actions, n, where)
-        ok = self.batch.mask[np.arange(n), acts]
-        if not ok.all():
-            i = int(np.flatnonzero(~ok)[0])
-            g = self.batch.games[i]
-            raise IllegalActionError(
-                f"{where}: game {i}: action {acts[i]} ({g.action_name(int(acts[i]))}) is not "
-                f"legal now (legal: {self.batch.legal[i]}); no game moved")
+        the game, the player and the action, before anything moves."""
+        b = self.batch
+        acts = batch_actions(actions, b.n, where)
+        check_legal(where, acts, b.mask, b.actor, games=b.games)
         return acts
 
     def advance(self, actions):
@@ -171,12 +169,18 @@ class SelfPlayGames:
         ``batch.obs`` (not copied).  All or nothing: if anything fails, every game and
         opponent draw is back where it was and the error goes on."""
         self._usable("step")
+        return self._advance(self.check_actions(actions, f"{type(self).__name__}.step"))
+
+    def _advance(self, acts: np.ndarray):
+        """``advance`` for actions ``check_actions`` has passed in this position (a step is
+        checked once: ``SelfPlayVecEnv.step_async`` checks, ``step_wait`` comes here)."""
+        self._usable("step")
         b = self.batch
         saved = (self.member.copy(), self._rng.bit_generator.state, self._ended_with[:])
         try:
             with b.all_or_nothing():
                 t = time.perf_counter()
-                b.step(actions)                   # every game waits on the learner here
+                b._apply(acts, None)              # every game waits on the learner here
                 self.env_seconds += time.perf_counter() - t
                 done, reward = b.done.copy(), b.reward.copy()
                 trunc = b.truncated.copy()
@@ -228,7 +232,7 @@ class SelfPlayGames:
                 if rows.any():
                     self._ask(m, rows, acts)
             t1 = time.perf_counter()
-            b.step(acts, which=waiting)
+            b._apply(acts, np.flatnonzero(waiting))     # each member's moves checked in _ask
             self.opponent_seconds += t1 - t0
             self.env_seconds += time.perf_counter() - t1
             ended = b.done
@@ -240,7 +244,8 @@ class SelfPlayGames:
                 self._redraw(ended)
 
     def _ask(self, m, rows: np.ndarray, acts: np.ndarray) -> None:
-        """Member ``m``'s moves for the games ``rows`` into ``acts``, each checked legal."""
+        """Member ``m``'s moves for the games ``rows`` into ``acts``, each checked legal
+        (``check_legal``; ``OpponentError`` names the opponent)."""
         b = self.batch
         idx = np.flatnonzero(rows)
         name, me = label_of(m), type(self).__name__
@@ -250,14 +255,9 @@ class SelfPlayGames:
         except Exception as e:
             raise OpponentError(f"{me}.step: the opponent {name} (games {_games(idx)}) raised "
                                 f"{type(e).__name__}: {e}; no game moved") from e
-        ok = b.mask[idx, got]
-        if not ok.all():
-            j = int(np.flatnonzero(~ok)[0])
-            i, a = int(idx[j]), int(got[j])
-            raise OpponentError(f"{me}.step: the opponent {name} chose action {a} "
-                                f"({b.games[i].action_name(a)}) in game {i}, not legal now "
-                                f"(legal: {b.legal[i]}); no game moved")
         acts[idx] = got
+        check_legal(f"{me}.step: the opponent {name}", acts, b.mask, b.actor, idx, b.games,
+                    OpponentError)
 
     def close(self) -> None:
         """Later calls raise; closing twice is harmless."""
@@ -273,7 +273,7 @@ def _games(idx) -> str:
 
 #: arrays shared between WorkerSelfPlayVecEnv and its workers: name -> (dtype, per-game shape)
 SHARED = {"obs": (np.float32, (OBS_SIZE,)), "mask": (np.bool_, (N_ACTIONS,)),
-          "actions": (np.int64, ()), "reward": (np.float32, ()), "done": (np.bool_, ()),
+          "actions": (np.int64, ()), "actor": (np.int8, ()), "reward": (np.float32, ()), "done": (np.bool_, ()),
           "trunc": (np.bool_, ())}
 
 
@@ -296,8 +296,9 @@ def serve_worker(conn, names: dict, n_total: int, lo: int, hi: int, kwargs: dict
         while True:
             cmd, arg = conn.recv()
             try:
-                if cmd == "step":
-                    done, reward, trunc = env.advance(views["actions"])
+                if cmd == "step":        # checked by the parent against the shared masks
+                    done, reward, trunc = env._advance(views["actions"])
+                    views["actor"][:] = env.batch.actor
                     views["reward"][:] = reward
                     views["done"][:] = done
                     views["trunc"][:] = trunc
@@ -319,6 +320,7 @@ def serve_worker(conn, names: dict, n_total: int, lo: int, hi: int, kwargs: dict
                     answer = None
                 elif cmd == "reset":
                     env.restart(arg)
+                    views["actor"][:] = env.batch.actor
                     answer = None
                 elif cmd == "close":
                     conn.send(("ok", None))

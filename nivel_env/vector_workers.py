@@ -17,12 +17,16 @@ Game ``j`` (worker ``j // games_per_worker``) deals what ``SelfPlayVecEnv`` and
 per worker.
 
 The learner's actions are checked here, whole, before any worker moves (integer ids, one
-per game, each legal by the shared masks).  A worker that fails -- an opponent raising in
-it, or the process dying -- raises ``WorkerError`` naming the worker, its games and what
-happened (a dead worker's exit code or signal).  The other workers' games have moved by
-then, so the env is broken: every call but ``reset`` and ``close`` raises, saying why,
-and ``reset()`` starts dead workers afresh, sends every worker the pool again and deals
-every game anew.  After ``close()`` every call raises.
+per game, each legal by the shared masks: ``vector.check_legal``, which names the player
+from the shared ``actor`` array); the workers play them without checking again.  A
+worker that fails -- an opponent raising in it, the process dying, or (with ``timeout``)
+no answer in time, when it is stopped -- raises ``WorkerError`` naming the worker, its
+games and what happened (a dead worker's exit code or signal).  The other workers' games
+have moved by then, so the env is broken: every call but ``reset`` and ``close`` raises,
+saying why, and ``reset()`` starts dead workers afresh, sends every worker the pool again
+and deals every game anew.  Commands are pickled before any is sent, so a pool member
+that cannot be pickled changes nothing.  ``close()`` never hangs: a worker that has not
+stopped within its ``timeout`` is terminated.  After ``close()`` every call raises.
 
     from agents import HeuristicAgent, RandomAgent
     from nivel_env.vector_workers import WorkerSelfPlayVecEnv
@@ -35,20 +39,23 @@ every game anew.  After ``close()`` every call raises.
 """
 from __future__ import annotations
 
+import math
 import multiprocessing as mp
 import time
 from multiprocessing import shared_memory
+from multiprocessing.connection import wait
+from multiprocessing.reduction import ForkingPickler
 
 import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
 from .engine import N_ACTIONS
-from .engine.errors import IllegalActionError
 from .env.encoder import observation_box
-from .vector import batch_actions
+from .env.single import check_seat
+from .vector import batch_actions, check_legal
 from .vector_sb3 import WholeBatchMethods
-from .vector_selfplay import SHARED, check_weights, serve_worker, shared_views
+from .vector_selfplay import SHARED, check_weights, label_of, serve_worker, shared_views
 
 
 class WorkerError(RuntimeError):
@@ -66,18 +73,33 @@ class WorkerSelfPlayVecEnv(WholeBatchMethods, VecEnv):
             ``seed + w * games_per_worker``.
         decks, deck_pool, config, card_db, seat: as for ``GameBatch``.
         start_method: multiprocessing start method (default ``spawn``: safe with torch).
+        timeout: seconds ``step_wait``, ``reset`` and ``set_opponents`` wait for the
+            workers' answers; a worker that has not answered by then is stopped and
+            ``WorkerError`` raised (the env broken until ``reset()``, which starts it
+            again).  None (the default) waits as long as a step takes.  ``close()`` never
+            waits long, whatever this is.
     """
 
     def __init__(self, workers: int, games_per_worker: int, opponents=None, weights=None,
                  seed: int | None = None, decks=None, deck_pool=None, config=None,
-                 card_db=None, seat="random", start_method: str = "spawn"):
+                 card_db=None, seat="random", start_method: str = "spawn",
+                 timeout: float | None = None):
         for name, v in (("workers", workers), ("games_per_worker", games_per_worker)):
             if not isinstance(v, int) or isinstance(v, bool) or v < 1:
                 raise ValueError(f"WorkerSelfPlayVecEnv: {name} must be a positive whole "
                                  f"number, got {v!r}")
+        seat = check_seat(seat, "WorkerSelfPlayVecEnv")       # here, not in every worker
+        if timeout is not None and (isinstance(timeout, bool) or
+                                    not isinstance(timeout, (int, float)) or
+                                    not math.isfinite(timeout) or timeout <= 0):
+            raise ValueError(f"WorkerSelfPlayVecEnv: timeout must be a positive number of "
+                             f"seconds or None, got {timeout!r}"[:200])
+        self.timeout = timeout
         if opponents is None:
             from agents import RandomAgent
             opponents = [RandomAgent(seed)]
+        opponents = list(opponents)
+        check_weights(opponents, weights, "WorkerSelfPlayVecEnv")
         n = workers * games_per_worker
         self._shms = {}
         try:
@@ -158,6 +180,18 @@ class WorkerSelfPlayVecEnv(WholeBatchMethods, VecEnv):
             raise RuntimeError(f"WorkerSelfPlayVecEnv.{what}: {self.broken}; call reset() "
                                f"(it starts dead workers again and deals every game anew)")
 
+    def _stop(self, w: int) -> None:
+        """End worker ``w`` now (it does not answer): SIGTERM, then SIGKILL (a stopped
+        process ignores SIGTERM until it is continued)."""
+        proc = self._procs[w]
+        if proc is None or not proc.is_alive():
+            return
+        proc.terminate()
+        proc.join(timeout=1)
+        if proc.is_alive():
+            proc.kill()
+            proc.join(timeout=5)
+
     def _fail(self, errors: list, moved: bool = True) -> None:
         self.broken = "a worker failed: " + "; ".join(e.splitlines()[0] for e in errors)
         raise WorkerError("\n".join(errors) + (
@@ -168,33 +202,62 @@ class WorkerSelfPlayVecEnv(WholeBatchMethods, VecEnv):
     # ------------------------------------------------------------------ pool
     def set_opponents(self, opponents, weights=None) -> None:
         """As ``SelfPlayVecEnv.set_opponents``; each member is pickled to a worker once
-        (pass a new object for a policy whose weights changed).  On a broken env the pool
+        (pass a new object for a policy whose weights changed).  Every message is pickled
+        before anything is sent or recorded: a member that cannot be pickled raises
+        ``TypeError`` naming it, and the pool is left as it was.  On a broken env the pool
         is kept for the ``reset()`` that mends it."""
+        where = "WorkerSelfPlayVecEnv.set_opponents"
         if self.closed:
-            raise RuntimeError("WorkerSelfPlayVecEnv.set_opponents: the env is closed")
+            raise RuntimeError(f"{where}: the env is closed")
         if self._pending:
-            raise RuntimeError("WorkerSelfPlayVecEnv.set_opponents: a step is under way; "
-                               "call step_wait() first")
+            raise RuntimeError(f"{where}: a step is under way; call step_wait() first")
         opponents = list(opponents)
-        check_weights(opponents, weights)        # fail here, not in a worker
+        check_weights(opponents, weights, where)        # fail here, not in a worker
+        keys_of, agents, next_key = dict(self._keys), dict(self._agents), self._next_key
         keys = []
         for m in opponents:
-            if id(m) not in self._keys or self._agents.get(self._keys[id(m)]) is not m:
-                self._keys[id(m)] = self._next_key
-                self._agents[self._next_key] = m
-                self._next_key += 1
-            keys.append(self._keys[id(m)])
-        for k in set(self._agents) - set(keys):
-            self._keys.pop(id(self._agents.pop(k)), None)
+            if id(m) not in keys_of or agents.get(keys_of[id(m)]) is not m:
+                keys_of[id(m)] = next_key
+                agents[next_key] = m
+                next_key += 1
+            keys.append(keys_of[id(m)])
+        for k in set(agents) - set(keys):
+            keys_of.pop(id(agents.pop(k)), None)
+        payloads = self._pool_messages(keys, weights, agents, where)
+        # pickled: only now does the bookkeeping move, so it never runs ahead of the workers
+        self._keys, self._agents, self._next_key = keys_of, agents, next_key
         self._pool = (keys, weights)
         if self.broken is None:
-            self._send_pool()
+            self._send(payloads)
+            for w in range(len(self._conns)):
+                self._sent[w] = set(keys)
+            self._gather()
+
+    def _pool_messages(self, keys, weights, agents, where: str) -> list:
+        """Each worker's ``set_opponents`` command (the members it has not seen), pickled;
+        ``TypeError`` naming a member that cannot be."""
+        try:
+            return self._pickle([("set_opponents",
+                                  ({k: agents[k] for k in keys if k not in self._sent[w]},
+                                   keys, weights)) for w in range(len(self._conns))])
+        except Exception as e:                             # noqa: BLE001 -- name the member
+            culprit = "a member"
+            for k in keys:
+                try:
+                    ForkingPickler.dumps(agents[k])
+                except Exception:                          # noqa: BLE001
+                    culprit = f"the opponent {label_of(agents[k])}"
+                    break
+            raise TypeError(f"{where}: {culprit} cannot be pickled to the workers "
+                            f"({type(e).__name__}: {e}); the pool is unchanged"[:500]) from e
+
+    @staticmethod
+    def _pickle(messages: list) -> list:
+        return [ForkingPickler.dumps(m) for m in messages]
 
     def _send_pool(self) -> None:
         keys, weights = self._pool
-        self._send([("set_opponents",
-                     ({k: self._agents[k] for k in keys if k not in self._sent[w]}, keys,
-                      weights)) for w in range(len(self._conns))])
+        self._send(self._pool_messages(keys, weights, self._agents, "WorkerSelfPlayVecEnv"))
         for w in range(len(self._conns)):
             self._sent[w] = set(keys)
         self._gather()
@@ -220,8 +283,8 @@ class WorkerSelfPlayVecEnv(WholeBatchMethods, VecEnv):
                 self._sent[w] = set()
             self._send_pool()
         per = self._per
-        self._send([("reset", None if seed is None else seed + w * per)
-                    for w in range(len(self._conns))])
+        self._send(self._pickle([("reset", None if seed is None else seed + w * per)
+                                 for w in range(len(self._conns))]))
         self._gather()
         self.broken = None
         return self._arrays["obs"].copy()
@@ -231,15 +294,11 @@ class WorkerSelfPlayVecEnv(WholeBatchMethods, VecEnv):
         if self._pending:
             raise RuntimeError("WorkerSelfPlayVecEnv.step_async: the last step's step_wait "
                                "has not been called")
-        acts = batch_actions(actions, self.num_envs, "WorkerSelfPlayVecEnv.step")
-        ok = self._arrays["mask"][np.arange(self.num_envs), acts]
-        if not ok.all():
-            i = int(np.flatnonzero(~ok)[0])
-            legal = np.flatnonzero(self._arrays["mask"][i]).tolist()
-            raise IllegalActionError(f"WorkerSelfPlayVecEnv.step: game {i}: action {acts[i]} "
-                                     f"is not legal now (legal: {legal}); no game moved")
-        self._arrays["actions"][:] = acts
-        self._send([("step", None)] * len(self._conns))
+        where, a = "WorkerSelfPlayVecEnv.step", self._arrays
+        acts = batch_actions(actions, self.num_envs, where)
+        check_legal(where, acts, a["mask"], a["actor"])   # the workers play them unchecked
+        a["actions"][:] = acts
+        self._send([_STEP] * len(self._conns))
         self._pending = True
 
     def step_wait(self):
@@ -263,30 +322,39 @@ class WorkerSelfPlayVecEnv(WholeBatchMethods, VecEnv):
         self.opponent_seconds = sum(t[1] for t in self._times)
         return obs, a["reward"].copy(), a["done"].copy(), infos
 
-    def _send(self, messages: list) -> None:
-        """One command to each worker, none sent unless every worker is alive; a worker
-        that dies while they go out is reported once the others have answered."""
+    def _send(self, payloads: list) -> None:
+        """One pickled command (``_pickle``) to each worker, none sent unless every worker
+        is alive; a worker that dies while they go out is reported once the others have
+        answered."""
         dead = [w for w, p in enumerate(self._procs) if not p.is_alive()]
         if dead:
             self._fail([f"{self._who(w)} {self._how_it_ended(w)}" for w in dead], moved=False)
         errors, sent = [], []
-        for w, msg in enumerate(messages):
+        for w, payload in enumerate(payloads):
             try:
-                self._conns[w].send(msg)
+                self._conns[w].send_bytes(payload)
                 sent.append(w)
             except (BrokenPipeError, ConnectionResetError, EOFError, OSError) as e:
                 errors.append(f"{self._who(w)} {self._how_it_ended(w)} "
-                              f"({type(e).__name__} sending {msg[0]!r})")
+                              f"({type(e).__name__} sending a command)")
         if errors:
             errors += self._gather(sent, raise_=False)
             self._fail(errors)
 
     def _gather(self, which=None, raise_: bool = True):
-        """Every worker's answer (the ``which`` workers'); a failure breaks the env."""
+        """Every worker's answer (the ``which`` workers'); a failure breaks the env.  With
+        a ``timeout``, a worker that has not answered when it runs out is stopped."""
         out, errors = [], []
+        deadline = None if self.timeout is None else time.monotonic() + self.timeout
         for w in range(len(self._conns)) if which is None else which:
+            conn = self._conns[w]
             try:
-                status, value = self._conns[w].recv()
+                if deadline is not None and not conn.poll(max(0.0, deadline - time.monotonic())):
+                    self._stop(w)
+                    status, value = "died", (f"did not answer within {self.timeout} s "
+                                             f"(timeout) and was stopped")
+                else:
+                    status, value = conn.recv()
             except (EOFError, ConnectionResetError, OSError) as e:
                 status, value = "died", f"{self._how_it_ended(w)} ({type(e).__name__})"
             if status == "error":
@@ -305,29 +373,43 @@ class WorkerSelfPlayVecEnv(WholeBatchMethods, VecEnv):
         self._usable("action_masks")
         return self._arrays["mask"].copy()
 
-    def close(self) -> None:
+    def close(self, timeout: float = 5.0) -> None:
         """Stop the workers and free the shared memory; later calls raise, closing twice
-        is harmless."""
+        is harmless.  Each worker is asked to stop (after the step it may be in the middle
+        of, whose answer is dropped); one that has not ended within ``timeout`` seconds --
+        stuck in an opponent, or stopped -- is terminated, then killed, so close returns
+        within about ``timeout`` + 2 seconds whatever the workers do."""
         if self.closed:
             return
         self.closed = True
-        for w, conn in enumerate(self._conns):
-            if conn is None:
-                continue
+        self._pending = False
+        live = [w for w, p in enumerate(self._procs) if p is not None and p.is_alive()]
+        for w in live:
             try:
-                if self._pending:                    # a step's answer still to come
-                    conn.recv()
-                conn.send(("close", None))
-                if conn.poll(5):
-                    conn.recv()
+                self._conns[w].send_bytes(_CLOSE)
             except (BrokenPipeError, EOFError, OSError):
                 pass
-        for proc in self._procs:
-            if proc is None:
-                continue
-            proc.join(timeout=5)
-            if proc.is_alive():
-                proc.terminate()
+        deadline = time.monotonic() + timeout
+        reading = set(live)                    # pipes that may still bring an answer
+        while live:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            conns = {self._conns[w]: w for w in live if w in reading}
+            for c in wait(list(conns) + [self._procs[w].sentinel for w in live], timeout=left):
+                if c in conns:                 # answers still coming: read them so that a
+                    try:                       # worker blocked writing one can go on
+                        c.recv_bytes()
+                    except (EOFError, OSError):
+                        reading.discard(conns[c])
+            live = [w for w in live if self._procs[w].is_alive()]
+        for w in live:
+            self._stop(w)
+        for w, proc in enumerate(self._procs):
+            if proc is not None:
+                proc.join(timeout=1)
+            if self._conns[w] is not None:
+                self._conns[w].close()
         self._release()
 
     def _release(self) -> None:
@@ -350,5 +432,8 @@ class WorkerSelfPlayVecEnv(WholeBatchMethods, VecEnv):
             pass
 
 
+
+_STEP = ForkingPickler.dumps(("step", None))
+_CLOSE = ForkingPickler.dumps(("close", None))
 
 __all__ = ["WorkerSelfPlayVecEnv", "WorkerError"]

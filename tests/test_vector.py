@@ -63,6 +63,32 @@ def test_step_on_a_subset_and_bad_moves():
         GameBatch(0)
 
 
+def test_step_with_which_reads_only_the_selected_games():
+    """``step(actions, which=...)`` range-checked every game's entry, so a caller with
+    ``-1`` placeholders for the games it does not move was refused."""
+    b = GameBatch(4, seat=0)
+    b.reset(seed=2)
+    which = np.array([False, True, True, False])
+    before = [g.to_dict() for g in b.games]
+    acts = np.full(4, -1, dtype=np.int64)
+    acts[which] = [np.flatnonzero(b.mask[i])[0] for i in (1, 2)]
+    b.step(acts, which=which)
+    after = [g.to_dict() for g in b.games]
+    assert after[0] == before[0] and after[3] == before[3] and after[1] != before[1]
+    placeholders = [None, int(np.flatnonzero(b.mask[1])[0]), "-", 10 ** 30]   # a list: any
+    b.step(placeholders, which=np.array([False, True, False, False]))
+    for bad, says in (([0, 0, -1, 0], "game 2: action -1 is out of range"),
+                      (np.array([-1, 999, -1, -1]), "game 1: action 999 is out of range"),
+                      ([None, 2.0, None, None], "game 1: an action is an integer id")):
+        snap = [g.to_dict() for g in b.games]
+        with pytest.raises(IllegalActionError, match=says):
+            b.step(bad, which=np.array([False, True, True, False]))
+        assert [g.to_dict() for g in b.games] == snap
+    with pytest.raises(IllegalActionError, match="float64 array"):
+        b.step(np.full(4, -1.0), which=np.zeros(4, bool))   # the array's type is still read
+    b.step(np.full(4, -1), which=np.zeros(4, bool))          # nothing selected: nothing moves
+
+
 def test_batched_policy_moves_equal_per_game_moves():
     pytest.importorskip("torch")
     pytest.importorskip("sb3_contrib")
