@@ -37,6 +37,9 @@ class FileRefused(ValueError):
         self.path, self.reason = str(path), reason
         super().__init__(f"{self.path}: {reason}")
 
+    def __reduce__(self):       # picklable, so it crosses to and from worker processes
+        return type(self), (self.path, self.reason)
+
 
 def kind_of(mode: int) -> str:
     """What a file of ``st_mode`` ``mode`` is, in words ("a FIFO (named pipe)", ...)."""

@@ -26,8 +26,11 @@ class ReplayError(ValueError):
     """A replay file cannot be loaded or does not match the engine; says file and line."""
 
     def __init__(self, file: str, line: int | None, message: str):
-        self.file, self.line = file, line
+        self.file, self.line, self.message = file, line, message
         super().__init__(f"{file}{f': line {line}' if line else ''}: {message}")
+
+    def __reduce__(self):       # picklable, so it crosses to and from worker processes
+        return type(self), (self.file, self.line, self.message)
 
 
 def _norm(events: list) -> list:

@@ -208,3 +208,25 @@ def test_hostile_scenario_files(tmp_path, db, text):
     f = tmp_path / "s.yaml"
     f.write_text(text)
     assert expect_own_error(lambda p: load_scenario(p, db), f, ScenarioError) is not None
+
+
+def test_the_projects_errors_cross_process_boundaries_whole():
+    """Errors raised in a worker process (evaluate.py's pool, Ray, the worker envs) reach
+    the caller pickled: each must come back as itself with its message and fields (a
+    two-argument constructor made DeckError arrive as 'Failed to deserialize')."""
+    import pickle
+
+    from nivel_env.cards.deck import DeckError
+    from nivel_env.cards.schema import CardDataError
+    from nivel_env.files import FileRefused
+    from nivel_env.replay import ReplayError
+    errors = [DeckError("my.deck", ["line 3: no card X-99", "40 cards needed"]),
+              CardDataError("my.yaml", "MY-01", "power", "expected an integer"),
+              CardDataError("my.yaml", None, None, "not a mapping"),
+              ReplayError("game.jsonl", 7, "unknown action"),
+              ReplayError("game.jsonl", None, "empty"),
+              FileRefused("/tmp/pipe", "not a regular file but a FIFO (named pipe)")]
+    for e in errors:
+        back = pickle.loads(pickle.dumps(e))
+        assert type(back) is type(e) and str(back) == str(e)
+        assert {k: v for k, v in vars(back).items()} == vars(e)

@@ -33,6 +33,9 @@ class DeckError(ValueError):
         self.file, self.problems = file, problems
         super().__init__(f"{file}: " + "; ".join(problems))
 
+    def __reduce__(self):       # picklable, so it crosses to and from worker processes
+        return type(self), (self.file, self.problems)
+
 
 @dataclass(frozen=True)
 class Deck:

@@ -24,6 +24,9 @@ class CardDataError(ValueError):
             where += f": {field}"
         super().__init__(f"{where}: {message}")
 
+    def __reduce__(self):       # picklable, so it crosses to and from worker processes
+        return type(self), (self.file, self.card, self.field, self.message)
+
 
 class _Ctx:
     """Where we are while compiling, so errors can say so."""
