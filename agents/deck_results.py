@@ -22,9 +22,14 @@ import json
 import os
 from pathlib import Path
 
+from nivel_env.files import FileRefused, open_regular, read_bytes
+
 FORMAT = "nivel-deck-results"
 VERSION = 1
 NAME = "results.jsonl"
+#: the largest results file read back (about 4 million seeds; a FIFO or device is refused
+#: by its type, never waited on)
+MAX_RESULTS = 2 << 30
 
 
 class ResultsFileError(ValueError):
@@ -72,11 +77,11 @@ def results_kind(path: Path) -> str | None:
     """The command (decks, gauntlet) that wrote a results file, from its header; None if
     its first line names none."""
     try:
-        with Path(path).open(encoding="utf-8") as f:
-            head = json.loads(f.readline(1 << 20))
+        with open_regular(path, MAX_RESULTS, "results file") as f:
+            head = json.loads(f.readline(1 << 20).decode("utf-8"))
         return head.get("kind") if isinstance(head, dict) and isinstance(
             head.get("kind"), str) else None
-    except (OSError, UnicodeDecodeError, ValueError):
+    except (OSError, UnicodeDecodeError, ValueError):     # FileRefused is a ValueError
         return None
 
 
@@ -120,10 +125,10 @@ def read_results(path: str | Path, kind: str | None = None) -> tuple[dict, list[
     that wrote it.  A last line cut off mid-write (a killed run) is left out."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ResultsFileError(f"{path}: no such results file") from None
-    except (OSError, UnicodeDecodeError) as e:
+        text = read_bytes(path, MAX_RESULTS, "results file").decode("utf-8")
+    except FileRefused as e:          # missing, a FIFO or device (never waited on), too big
+        raise ResultsFileError(str(e)) from None
+    except UnicodeDecodeError as e:
         raise ResultsFileError(f"{path}: cannot read it ({e})") from None
     lines = text.split("\n")
     rows = []

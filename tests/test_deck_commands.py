@@ -3,6 +3,7 @@ analytics, HTML), gauntlet, compare (SPRT), --pilot, and bad input named."""
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -291,3 +292,32 @@ def test_a_new_run_into_the_same_folder_keeps_the_earlier_results(tmp_path, caps
     evaluate.main(["decks", "--from", str(tmp_path / "results.1.jsonl"), "--out",
                    str(tmp_path / "again")])
     assert _report(tmp_path / "again")["command"].endswith("--seed 1")
+
+
+def test_from_a_named_pipe_is_refused_not_waited_on(tmp_path):
+    """``--from`` a FIFO (or a device) is refused by its type, as every other file the
+    project reads; reading it would wait for a writer forever."""
+    import threading
+
+    from agents.deck_results import ResultsFileError, read_results, results_kind
+    fifo = tmp_path / "results.jsonl"
+    os.mkfifo(fifo)
+    got = {}
+
+    def read():
+        try:
+            got["kind"] = results_kind(fifo)
+            read_results(fifo)
+        except ResultsFileError as e:
+            got["error"] = str(e)
+
+    t = threading.Thread(target=read, daemon=True)
+    t.start()
+    t.join(10)
+    if t.is_alive():                       # unblock the reader so the test run can end
+        with open(fifo, "w"):
+            pass
+        t.join(5)
+        raise AssertionError("reading a FIFO as a results file waited for a writer")
+    assert got["kind"] is None
+    assert "results.jsonl: not a regular file but a FIFO" in got["error"], got
