@@ -69,7 +69,9 @@ def _dies_once(marker: str):
     return fn
 
 
+@pytest.mark.slow
 def test_a_worker_that_dies_loses_no_results(tmp_path):
+    """Slow tier: a second local Ray instance (~9 s); the fast tier keeps one Ray run."""
     ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
     pool = RayPool(None, 2)
     try:
