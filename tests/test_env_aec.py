@@ -314,10 +314,13 @@ def test_determinize_keeps_what_the_player_sees():
 
 # ------------------------------------------------------------------ after the end, illegal moves
 
-def play_out(e, seed):
-    """Masked random play to the end, every agent stepped out."""
+def play_out(e, seed, each=None):
+    """Masked random play to the end, every agent stepped out; ``each()`` is called
+    before every step."""
     r = random.Random(seed)
     for agent in e.agent_iter():
+        if each is not None:
+            each()
         obs, _rew, term, trunc, _info = e.last()
         if term or trunc:
             e.step(None)
@@ -412,15 +415,7 @@ def test_rgb_array_frames_have_one_size_over_a_whole_game():
     e = env(render_mode="rgb_array")
     e.reset(seed=6)
     shapes = set()
-    r = random.Random(6)
-    for agent in e.agent_iter():
-        shapes.add(e.render().shape)
-        obs, _rew, term, trunc, _info = e.last()
-        if term or trunc:
-            e.step(None)
-            continue
-        legal = np.flatnonzero(obs["action_mask"])
-        e.step(int(legal[r.randrange(len(legal))]))
+    play_out(e, 6, each=lambda: shapes.add(e.render().shape))
     assert len(shapes) == 1
     from nivel_env.env.image import FRAME_SIZE
     assert shapes == {FRAME_SIZE + (3,)}
