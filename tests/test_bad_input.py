@@ -132,7 +132,8 @@ def test_truncated_card_files(tmp_path, cut):
     ("cards: {}\n", "list"),
     ("", "cards"),
     ("cards: [" + "{id: X-1}, " * 5_000 + "]", "X-1"),
-], ids=["deep", "aliases", "binary", "mapping", "empty", "many"])
+    ("x: " + "y" * 1_000 + " #" + "\t" * 1_000_000 + "\ncards: {}\n", "unknown top-level"),
+], ids=["deep", "aliases", "binary", "mapping", "empty", "many", "tabs"])
 def test_hostile_card_files(tmp_path, text, what):
     f = tmp_path / "hostile.yaml"
     f.write_text(text, encoding="utf-8")

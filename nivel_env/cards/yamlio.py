@@ -22,10 +22,11 @@ scalars resolve as ``yaml.safe_load`` resolves them, once per distinct text.  Me
 (``!!set``, ``!!omap``, ``!foo``, ``!!python/...``) are refused (card and scenario files
 use none of them); ``=`` (YAML 1.1's "value" key) is the string ``'='``.  Every refusal
 is a ``YAMLFault`` worded by this module -- "line 3, column 5: key 'cost' appears twice
-(first on line 2)" -- so both readers give the same value, or the same refusal with the
-same message: the builder's own, the few syntax errors the two parsers word differently
-put in common words (``_SYNTAX``), a character YAML does not allow found before either
-parser reads a byte.  Without libyaml, loading is only slower.
+(first on line 2)" -- so both readers give the same value or both refuse: the builder's
+own refusals and a character YAML does not allow (found before either parser reads a
+byte) in the same words, the common syntax errors put in common words (``_SYNTAX``), the
+rarest left in the parser's own (docs/cards.md says how often).  Without libyaml, loading
+is only slower.
 """
 from __future__ import annotations
 
@@ -188,13 +189,18 @@ def _first_loose_tab(text: str, fault: YAMLFault | None) -> YAMLFault | None:
     if text.find("\t", 0, end) < 0:
         return None
     spans = []                                    # quoted and block scalars: [start, end)
-    parser = _CParser(text)
+    ends = set()               # where a quoted scalar or a [ ] / { } ends: a '#' there
+    parser = _CParser(text)    # starts a comment (PyYAML), as after a space
+    flow_end = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
     try:
         while True:
             ev = parser.get_event()
             if isinstance(ev, yaml.ScalarEvent) and ev.style in ("'", '"', "|", ">"):
                 spans.append((ev.start_mark.index, ev.end_mark.index))
-            elif isinstance(ev, yaml.StreamEndEvent) or ev.start_mark.index >= end:
+                ends.add(ev.end_mark.index)
+            elif isinstance(ev, flow_end):
+                ends.add(ev.end_mark.index)
+            if isinstance(ev, yaml.StreamEndEvent) or ev.start_mark.index >= end:
                 break
     except yaml.YAMLError:
         pass                                      # the events up to the error will do
@@ -207,15 +213,30 @@ def _first_loose_tab(text: str, fault: YAMLFault | None) -> YAMLFault | None:
     def inside(i: int) -> bool:
         k = bisect.bisect_right(starts, i) - 1
         return k >= 0 and i < spans[k][1]
+    comments: dict = {}        # a line's start -> where its comment starts (or its end)
+
+    def comment_start(line: int) -> int:       # once a line: a file of tabs stays linear
+        at = comments.get(line)
+        if at is None:
+            eol = text.find("\n", line)
+            at = eol if eol >= 0 else len(text)
+            j = text.find("#", line, at)
+            while j >= 0:
+                if not inside(j) and (j == line or text[j - 1] in " \t" or j in ends):
+                    at = j
+                    break
+                j = text.find("#", j + 1, at)
+            comments[line] = at
+        return at
     i = text.find("\t", 0, end)
+    line, eol = 0, -1
     while i >= 0:
-        if not inside(i):
+        if i > eol:                            # a tab on a later line than the last one
             line = text.rfind("\n", 0, i) + 1
-            hashes = (j for j in range(line, i) if text[j] == "#" and not inside(j)
-                      and (j == line or text[j - 1] in " \t"))
-            if next(hashes, None) is None:               # not in a comment either
-                return YAMLFault("a tab character (YAML indents with spaces)",
-                                 _Mark(text, i))
+            eol = text.find("\n", i)
+            eol = len(text) if eol < 0 else eol
+        if not inside(i) and comment_start(line) > i:
+            return YAMLFault("a tab character (YAML indents with spaces)", _Mark(text, i))
         i = text.find("\t", i + 1, end)
     return None
 
@@ -292,19 +313,20 @@ def _build(get, text: str) -> Any:
                         v = ev.value if tag == _STR else _scalar(ev, tag)
                         plain_memo[ev.value] = v
                 else:
-                    v = ev.value                     # quoted: always a string
-            elif tag == "!":                        # non-specific: as if untagged
-                tag = resolve(yaml.ScalarNode, ev.value, ev.implicit)
-                v = ev.value if tag == _STR else _scalar(ev, tag)
-            else:
+                    v = ev.value                     # quoted or block: a string
+                    if ev.style in ("|", ">"):
+                        _block_header(ev, text)
+            else:      # "!" (non-specific) too: the parsers resolve "cost: !" apart
                 v = _scalar(ev, tag)
+                if ev.style in ("|", ">"):
+                    _block_header(ev, text)
             if len(stack) >= MAX_DEPTH:
                 _too_deep(ev)
         elif t is map_ev or t is seq_ev:
             if len(stack) >= MAX_DEPTH:
                 _too_deep(ev)
             tag = ev.tag
-            if tag is not None and tag != "!" and tag != (_MAP if t is map_ev else _SEQ):
+            if tag is not None and tag != (_MAP if t is map_ev else _SEQ):
                 raise YAMLFault(_tag_refused(tag, scalar=False), ev.start_mark)
             flow = ev.flow_style
             stack.append((cur, lines, key, key_mark, flow))
@@ -359,6 +381,25 @@ def _build(get, text: str) -> Any:
             cur[key] = v
             key = NF
     return root
+
+
+def _block_header(ev, text: str) -> None:
+    """A ``#`` glued to a ``|`` or ``>`` header ("a: |#"), or a tab after it, is refused,
+    as PyYAML refuses it (libyaml reads a comment, or skips the tab); so is a text that
+    starts with a tab, as libyaml refuses it (PyYAML reads it as text)."""
+    i = ev.start_mark.index                       # at the tag, if the scalar has one
+    eol = text.find("\n", i)
+    i = min((k for k in (text.find("|", i, eol), text.find(">", i, eol)) if k >= 0),
+            default=i)
+    m = _GLUED_HASH.match(text, i)
+    if m:
+        raise YAMLFault(_HEADER_WORDS, _Mark(text, m.end() - 1), _BLOCK, _Mark(text, i))
+    if ev.value.startswith("\t"):      # libyaml takes it for indentation and refuses it
+        raise YAMLFault("a tab character (YAML indents with spaces)",
+                        _Mark(text, text.find("\t", eol)), _BLOCK, _Mark(text, i))
+
+
+_GLUED_HASH = re.compile(r"[|>][1-9+-]*(#| *\t)")     # PyYAML: a comment needs a space
 
 
 def _question_in_flow(ev, text: str, flows: list) -> None:
@@ -419,6 +460,8 @@ _SYNTAX = [(re.compile(p), w) for p, w in (
     (r"version number|digit", "expected a version number"),
 )]
 _QUOTED, _BLOCK = "inside the quoted text", "inside the | or > text"
+_HEADER_WORDS = "expected the end of the line after | or > (and its indicators: a digit " \
+                "1-9, + or -)"
 #: a fault in the line that opens a block scalar: the parsers name it differently
 _BLOCK_HEADER = re.compile(r"comment|line break|indentation indicator|chomping")
 #: what the error is inside, by either parser's context
@@ -448,10 +491,9 @@ def _syntax_fault(e, text: str) -> YAMLFault:
         mark = _Mark(text, i - 1)                 # at the backslash, as libyaml says
     context = next((w for pat, w in _CONTEXTS if pat.search(str(e.context or ""))), None)
     if context == _BLOCK and _BLOCK_HEADER.search(problem):
-        words = "expected the end of the line after | or > (and its indicators: a digit " \
-                "1-9, + or -)"
+        words = _HEADER_WORDS
     return YAMLFault(words, mark, context, e.context_mark if context else None)
 
 
-__all__ = ["MAX_BYTES", "MAX_DEPTH", "MAX_DIGITS", "YAMLFault", "parse", "read_bytes",
+__all__ = ["MAX_BYTES", "MAX_DEPTH", "MAX_DIGITS", "YAMLFault", "parse",
            "read_text"]
