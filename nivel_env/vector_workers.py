@@ -76,9 +76,14 @@ class WorkerSelfPlayVecEnv(WholeBatchMethods, VecEnv):
         timeout: seconds ``step_wait``, ``reset`` and ``set_opponents`` wait for the
             workers' answers; a worker that has not answered by then is stopped and
             ``WorkerError`` raised (the env broken until ``reset()``, which starts it
-            again).  None (the default) waits as long as a step takes.  ``close()`` never
-            waits long, whatever this is.
+            again).  A worker's first answer after it starts may take ``STARTUP`` seconds
+            more (a spawned process imports numpy, the engine and perhaps torch first).
+            None (the default) waits as long as a step takes.  ``close()`` never waits
+            long, whatever this is.
     """
+
+    #: seconds a started worker may take, beyond ``timeout``, to give its first answer
+    STARTUP = 120.0
 
     def __init__(self, workers: int, games_per_worker: int, opponents=None, weights=None,
                  seed: int | None = None, decks=None, deck_pool=None, config=None,
@@ -125,6 +130,7 @@ class WorkerSelfPlayVecEnv(WholeBatchMethods, VecEnv):
                         "card_db": card_db, "seat": seat}
         self._conns: list = [None] * workers
         self._procs: list = [None] * workers
+        self._starting: set = set()            # workers started that have not answered yet
         self._pool = ([], None)                              # keys, weights of the pool
         self.closed = False
         #: why the env cannot step (a worker failed), until ``reset()``
@@ -154,6 +160,7 @@ class WorkerSelfPlayVecEnv(WholeBatchMethods, VecEnv):
             self._conns[w].close()
         self._conns[w], self._procs[w] = parent, proc
         self._sent[w] = set()
+        self._starting.add(w)                  # its first answer may take STARTUP longer
 
     def _who(self, w: int) -> str:
         return f"worker {w} (games {w * self._per}..{(w + 1) * self._per - 1})"
@@ -180,17 +187,21 @@ class WorkerSelfPlayVecEnv(WholeBatchMethods, VecEnv):
             raise RuntimeError(f"WorkerSelfPlayVecEnv.{what}: {self.broken}; call reset() "
                                f"(it starts dead workers again and deals every game anew)")
 
-    def _stop(self, w: int) -> None:
-        """End worker ``w`` now (it does not answer): SIGTERM, then SIGKILL (a stopped
-        process ignores SIGTERM until it is continued)."""
-        proc = self._procs[w]
-        if proc is None or not proc.is_alive():
-            return
-        proc.terminate()
-        proc.join(timeout=1)
-        if proc.is_alive():
-            proc.kill()
-            proc.join(timeout=5)
+    def _stop(self, *ws: int) -> None:
+        """End workers ``ws`` now (they do not answer): SIGTERM to all, a second for them
+        to go, then SIGKILL to the rest (a stopped process ignores SIGTERM until it is
+        continued): at most about 6 seconds however many there are."""
+        procs = [self._procs[w] for w in ws]
+        procs = [p for p in procs if p is not None and p.is_alive()]
+        for proc in procs:
+            proc.terminate()
+        for limit in (1.0, 5.0):
+            end = time.monotonic() + limit
+            for proc in procs:
+                proc.join(timeout=max(0.0, end - time.monotonic()))
+            procs = [p for p in procs if p.is_alive()]
+            for proc in procs:
+                proc.kill()
 
     def _fail(self, errors: list, moved: bool = True) -> None:
         self.broken = "a worker failed: " + "; ".join(e.splitlines()[0] for e in errors)
@@ -349,12 +360,16 @@ class WorkerSelfPlayVecEnv(WholeBatchMethods, VecEnv):
         for w in range(len(self._conns)) if which is None else which:
             conn = self._conns[w]
             try:
-                if deadline is not None and not conn.poll(max(0.0, deadline - time.monotonic())):
+                limit = None
+                if deadline is not None:
+                    limit = deadline + (self.STARTUP if w in self._starting else 0.0)
+                if limit is not None and not conn.poll(max(0.0, limit - time.monotonic())):
                     self._stop(w)
                     status, value = "died", (f"did not answer within {self.timeout} s "
                                              f"(timeout) and was stopped")
                 else:
                     status, value = conn.recv()
+                    self._starting.discard(w)
             except (EOFError, ConnectionResetError, OSError) as e:
                 status, value = "died", f"{self._how_it_ended(w)} ({type(e).__name__})"
             if status == "error":
@@ -376,9 +391,9 @@ class WorkerSelfPlayVecEnv(WholeBatchMethods, VecEnv):
     def close(self, timeout: float = 5.0) -> None:
         """Stop the workers and free the shared memory; later calls raise, closing twice
         is harmless.  Each worker is asked to stop (after the step it may be in the middle
-        of, whose answer is dropped); one that has not ended within ``timeout`` seconds --
-        stuck in an opponent, or stopped -- is terminated, then killed, so close returns
-        within about ``timeout`` + 2 seconds whatever the workers do."""
+        of, whose answer is dropped); those that have not ended within ``timeout`` seconds
+        -- stuck in an opponent, or stopped -- are terminated, then killed, so close returns
+        within about ``timeout`` + 7 seconds whatever the workers do."""
         if self.closed:
             return
         self.closed = True
@@ -403,8 +418,7 @@ class WorkerSelfPlayVecEnv(WholeBatchMethods, VecEnv):
                     except (EOFError, OSError):
                         reading.discard(conns[c])
             live = [w for w in live if self._procs[w].is_alive()]
-        for w in live:
-            self._stop(w)
+        self._stop(*live)
         for w, proc in enumerate(self._procs):
             if proc is not None:
                 proc.join(timeout=1)

@@ -551,3 +551,19 @@ def test_a_stuck_worker_is_stopped_by_the_timeout_and_close_never_hangs():
                 os.kill(p.pid, signal.SIGCONT)
                 p.kill()
                 p.join()
+
+
+def test_a_timeout_shorter_than_a_workers_start_up_still_builds_the_env():
+    """A spawned worker imports numpy and the engine before its first answer (seconds):
+    ``timeout`` bounds answers from running workers, and a new worker gets ``STARTUP``
+    more for its first, so an env with a short timeout can be built and reset."""
+    pytest.importorskip("stable_baselines3")
+    from agents import RandomAgent
+    from nivel_env.vector_workers import WorkerSelfPlayVecEnv
+    venv = WorkerSelfPlayVecEnv(2, 1, opponents=[RandomAgent(0)], seed=3, timeout=0.5)
+    try:
+        venv.reset()
+        venv.step(_first_legal(venv.action_masks()))
+        assert not venv._starting
+    finally:
+        venv.close()
