@@ -36,8 +36,10 @@ def as_int(x) -> int | None:
     if isinstance(x, bool) or getattr(x, "ndim", 0) != 0:
         return None
     dtype = getattr(x, "dtype", None)
-    if dtype is not None and "bool" in str(dtype):      # numpy's or torch's bool
-        return None
+    if dtype is not None:                               # numpy's or torch's bool
+        kind = getattr(dtype, "kind", None)             # numpy: 'b' (cheap, no str())
+        if kind == "b" or (kind is None and "bool" in str(dtype)):
+            return None
     try:
         return operator.index(x)
     except TypeError:
