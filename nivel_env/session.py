@@ -15,6 +15,8 @@ import numpy as np
 
 from .cards import CardDataError, Deck, DeckError, list_decks, load_deck
 from .engine import N_ACTIONS, new_game
+from .engine.errors import as_int
+from .env.single import check_seat
 from .narrate import Narrator
 from .replay import ReplayRecorder
 
@@ -70,6 +72,11 @@ class PlaySession:
                  seat: int | None = None, seed: int | None = None, db=None,
                  auto: bool = True, label: str | None = None, meta: dict | None = None,
                  config=None):
+        if seat is not None and not (isinstance(seat, str) and seat == "random"):
+            try:
+                seat = check_seat(seat, "PlaySession")        # 0 or 1, or refused by name
+            except ValueError as e:
+                raise SetupError(str(e)) from None
         self.seed_given = seed is not None
         self.seed = seed if seed is not None else secrets.randbelow(SEED_SPACE)
         dealt = default_decks(self.seed)
@@ -86,7 +93,7 @@ class PlaySession:
             self.agent.reset()
         self.opponent = label or opponent
         self.difficulty, self.auto = difficulty, auto
-        self.human = seat if seat in (0, 1) else self.seed & 1
+        self.human = seat if seat in (0, 1) else self.seed & 1      # None, "random"
         self.decks = (mine, theirs) if self.human == 0 else (theirs, mine)
         self.g = new_game(*self.decks, seed=self.seed, config=config, db=mine.db)
         self.players = ["you" if p == self.human else f"AI ({self.opponent})"
@@ -173,8 +180,10 @@ class PlaySession:
         legal = self.legal()
         if not legal:
             raise IllegalMove("the game is over" if self.over else "it is not your move")
-        if isinstance(action, bool) or not isinstance(action, int) or action not in legal:
+        a = as_int(action)                       # Python or numpy int; not bool or float
+        if a is None or a not in legal:
             raise IllegalMove(f"move {action!r} is not legal now; legal: {legal}")
+        action = a
         self._apply(self.human, action)
         self.advance()
 

@@ -330,3 +330,24 @@ def test_a_session_draws_its_seed_from_the_web_apps_space(monkeypatch):
     pytest.importorskip("starlette")
     from nivel_env.web import app
     assert app.SEED_SPACE is session.SEED_SPACE
+
+
+def test_a_session_takes_its_seat_and_moves_by_the_engines_rules():
+    """The seat goes through the envs' one seat check (True, 1.0, '1' or 2 are refused by
+    name, not taken for seat 1 or a random seat), and a move through the engine's integer
+    rule (a numpy integer is a move; a float or a bool is not)."""
+    import numpy as np
+
+    from nivel_env import session
+    for bad in (True, 1.0, "1", 2):
+        with pytest.raises(session.SetupError, match="seat must be 0, 1 or 'random'"):
+            session.PlaySession(opponent="random", seat=bad, seed=1)
+    s = session.PlaySession(opponent="random", seat=np.int64(1), seed=1, auto=False)
+    assert s.human == 1 and session.PlaySession(opponent="random", seat="random").human in (0, 1)
+    legal = s.legal()
+    for bad in (float(legal[0]), True):
+        with pytest.raises(session.IllegalMove):
+            s.play(bad)
+    before = s.moves
+    s.play(np.int64(legal[0]))
+    assert s.moves > before

@@ -126,6 +126,8 @@ def test_bad_requests_get_clear_errors_and_the_server_stays_up(client):
          "unknown opponent"),
         (client.post("/api/games", json={"seed": -4}), 400, "seed"),
         (client.post("/api/games", json={"seat": 7}), 400, "seat"),
+        (client.post("/api/games", json={"seat": True}), 400, "seat"),     # JSON true == 1
+        (client.post("/api/games", json={"seat": 1.0}), 400, "seat"),
         (client.post("/api/games", content=b"x" * 20000), 413, "at most"),
         (client.get("/api/games/nope"), 404, "no such game"),
         (client.post("/api/games/nope/move", json={"action": 2}), 404, "no such game"),

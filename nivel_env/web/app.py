@@ -260,9 +260,12 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         opponent = _choice(data, "opponent", list(cfg.opponents), cfg.default_opponent)
         difficulty = _choice(data, "difficulty", DIFFICULTIES, "hard")
         seat = data.get("seat", "random")
-        if seat not in (0, 1, "0", "1", "random", None, ""):
+        if type(seat) is int and seat in (0, 1) or seat in ("0", "1"):   # not true, 1.0
+            seat = int(seat)
+        elif seat in ("random", None, ""):
+            seat = None
+        else:
             raise BadRequest(f"'seat' must be 0, 1 or random, got {str(seat)[:40]!r}")
-        seat = int(seat) if seat in (0, 1, "0", "1") else None
         seed = _int(data, "seed", 0, SEED_SPACE - 1)   # None: PlaySession draws one
         client = _client(request)
         games.check_room(client)
