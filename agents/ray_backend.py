@@ -46,6 +46,9 @@ def _files_named(tasks) -> dict:
     file in the working directory named like a bundled deck or opponent (``ember-rush``,
     ``nv2-ppo``) is not, so every node loads the bundled one, as a local run does."""
     from nivel_env.cards.deck import is_deck_path
+    from nivel_env.files import FileRefused, read_bytes
+
+    from .policy import MAX_FILE_BYTES
 
     from .opponents import is_policy_path, split_spec
     found: dict = {}
@@ -60,9 +63,11 @@ def _files_named(tasks) -> dict:
             for cand in cands:
                 if cand in found:
                     break
-                if os.path.isfile(cand):
-                    found[cand] = Path(cand).read_bytes()
+                try:                  # a regular file within a policy file's cap, read once
+                    found[cand] = read_bytes(cand, MAX_FILE_BYTES)
                     break
+                except FileRefused:   # no such file, a folder (an --out), a FIFO: not sent;
+                    pass              # the worker's loader says what is wrong with it
     visit(tasks)
     return found
 

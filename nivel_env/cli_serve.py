@@ -58,13 +58,25 @@ def cmd_serve(args) -> int:
     except (CardDataError, DeckError) as e:
         print(f"serve: {e}", file=sys.stderr)
         return 2
+    from agents.policy import MAX_FILE_BYTES
+
+    from .files import FileRefused, open_regular
     decks = {n: n for n in list_decks()}
+    opponents = default_opponents()
+    for flag, files, menu in (("--decks", args.decks, decks), ("--policy", args.policy,
+                                                               opponents)):
+        for f in files or []:          # a file named like a bundled one would replace it
+            if Path(f).stem in menu:   # in the menu (bare names are bundled things)
+                print(f"serve: {flag} {f} is named like the bundled {Path(f).stem!r}; "
+                      f"rename the file", file=sys.stderr)
+                return 2
     for f in args.decks or []:
         decks[Path(f).stem] = f
-    opponents = default_opponents()
     for f in args.policy or []:
-        if not Path(f).is_file():
-            print(f"serve: policy file {f} not found", file=sys.stderr)
+        try:                           # the one file check: a FIFO, a folder or a missing
+            open_regular(f, MAX_FILE_BYTES, "policy file").close()     # file, by name
+        except FileRefused as e:
+            print(f"serve: --policy {e}", file=sys.stderr)
             return 2
         opponents[Path(f).stem] = (str(Path(f).resolve()), f"{Path(f).stem}: policy file {f}")
     if args.opponent not in opponents:

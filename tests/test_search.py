@@ -179,7 +179,7 @@ def test_closed_worlds_draw_the_opponents_cards_from_what_may_be_known():
             sorted(g.defs[opp * 41 + 1:opp * 41 + 41])
 
 
-def test_search_refuses_an_unknown_deck_list_setting(prior):
+def test_search_refuses_an_unknown_deck_list_setting(prior, tmp_path):
     with pytest.raises(ValueError, match="deck_lists"):
         SearchAgent(prior, deck_lists="secret")
     for bad in (3, [], "ember-rush"):
@@ -192,7 +192,8 @@ def test_search_refuses_an_unknown_deck_list_setting(prior):
     # an unknown deck in a list is refused when the agent is made, naming the deck
     for bad, named in ((["ember-rush", "no-such-deck"], "no-such-deck"),
                        (["./missing.deck"], "missing.deck"),
-                       (["ember-rush", 3], "3"), ([None], "None")):
+                       (["ember-rush", 3], "3"), ([None], "None"),
+                       ([str(tmp_path)], "not a regular file but a directory")):
         with pytest.raises(ValueError, match=rf"deck_lists\[\d\]: .*{named}"):
             SearchAgent(prior, simulations=4, deck_lists=bad)
     decks = (load_deck("ember-rush"), "tide-scholars")

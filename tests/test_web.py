@@ -2,6 +2,7 @@
 every move is checked by the engine (an illegal or stale one changes nothing), games are
 limited per client and in time, and bad requests get clear errors, not a crash."""
 import json
+import os
 import random
 
 import pytest
@@ -224,7 +225,14 @@ def test_the_page_and_its_options(client):
 def test_serve_refuses_a_missing_policy_file_and_offers_given_ones(tmp_path, capsys):
     from nivel_env.__main__ import main
     assert main(["serve", "--policy", str(tmp_path / "nope.pt")]) == 2
-    assert "nope.pt not found" in capsys.readouterr().err
+    assert "nope.pt: no such policy file" in capsys.readouterr().err
+    os.mkfifo(tmp_path / "pipe.pt")                           # refused by its type, not read
+    assert main(["serve", "--policy", str(tmp_path / "pipe.pt")]) == 2
+    assert "pipe.pt: not a regular file but a FIFO" in capsys.readouterr().err
+    for flag, name in (("--policy", "nv2-ppo.pt"), ("--decks", "ember-rush.deck")):
+        (tmp_path / name).write_text("mine")                  # would replace the bundled one
+        assert main(["serve", flag, str(tmp_path / name)]) == 2
+        assert f"named like the bundled '{name.split('.')[0]}'" in capsys.readouterr().err
     assert main(["serve", "--opponent", "grandmaster"]) == 2
     assert "unknown opponent 'grandmaster'" in capsys.readouterr().err
     assert main(["serve", "--decks", str(tmp_path / "no.deck")]) == 2

@@ -197,6 +197,9 @@ def deck_file(name_or_path: str | Path) -> Path:
         if path.suffix == ".deck" and path.stem in list_decks() and path.parent == Path("."):
             hint = f" (the bundled deck is named {path.stem}, without .deck)"
         raise DeckError(str(path), [f"no such deck file{hint}"])
+    if not path.is_file():                    # a folder or a FIFO: said now, never opened
+        from ..files import kind_of
+        raise DeckError(str(path), [f"not a regular file but {kind_of(path.stat().st_mode)}"])
     return path
 
 
