@@ -11,11 +11,12 @@ name the pinned CPU build of torch first, as README.md's set-up does, so that th
 """
 from __future__ import annotations
 
-#: the torch README.md's set-up installs first (the CPU build on a CPU-only machine)
+#: the torch README.md's set-up installs first
 TORCH_PIN = "torch==2.13.0"
 
 #: what playing a trained policy needs
-PLAY_POLICIES = f"to play trained policies: torch (pip install {TORCH_PIN} for the CPU build)"
+PLAY_POLICIES = (f"to play trained policies: torch (pip install {TORCH_PIN}, as README.md "
+                 f"installs it)")
 
 #: what training needs
 TRAIN = (f"to train: the train extra (pip install {TORCH_PIN} && "
