@@ -127,7 +127,7 @@ def run(*cmd, cwd):
                           text=True, timeout=900)
 
 
-def test_evaluate_decks_and_agents_write_their_files(tmp_path):
+def test_evaluate_decks_and_agents_write_their_files(tmp_path, capsys):
     p = run(ROOT / "evaluate.py", "decks", "--decks", "ember-rush", "stone-bastion",
             "tide-scholars", "--games", "3", "--agent", "heuristic", "--workers", "2",
             "--bootstrap", "50", "--no-progress", "--out", tmp_path / "d", cwd=tmp_path)
@@ -138,23 +138,23 @@ def test_evaluate_decks_and_agents_write_their_files(tmp_path):
     assert (tmp_path / "d" / "decks_heatmap.png").stat().st_size > 1000
     rows = (tmp_path / "d" / "decks_matrix.csv").read_text().splitlines()
     assert rows[0].startswith("row,column,games,score,low,high") and len(rows) == 1 + 6
-    # same seed, one worker: the same results
-    p2 = run(ROOT / "evaluate.py", "decks", "--decks", "ember-rush", "stone-bastion",
-             "tide-scholars", "--games", "3", "--workers", "1", "--bootstrap", "50",
-             "--pilot", "heuristic",
-             "--no-progress", "--out", tmp_path / "d2", cwd=tmp_path)
-    assert p2.returncode == 0, p2.stderr
+    # same seed, one worker (in this process: the script's start-up was paid above): the
+    # same results
+    import evaluate
+    evaluate.main(["decks", "--decks", "ember-rush", "stone-bastion", "tide-scholars",
+                   "--games", "3", "--workers", "1", "--bootstrap", "50", "--pilot",
+                   "heuristic", "--no-progress", "--out", str(tmp_path / "d2")])
     assert json.loads((tmp_path / "d2" / "decks.json").read_text())["matrix"] == rep["matrix"]
-    p = run(ROOT / "evaluate.py", "agents", "random", "heuristic", "--games", "4",
-            "--decks", "ember-rush", "--bootstrap", "50", "--no-progress",
-            "--out", tmp_path / "a", cwd=tmp_path)
-    assert p.returncode == 0, p.stderr
+    evaluate.main(["agents", "random", "heuristic", "--games", "4", "--decks", "ember-rush",
+                   "--bootstrap", "50", "--no-progress", "--workers", "1",
+                   "--out", str(tmp_path / "a")])
     rep = json.loads((tmp_path / "a" / "agents.json").read_text())
     assert [r["name"] for r in rep["ratings"]][-1] == "random" or rep["ratings"][0]["name"] == \
         "heuristic"
-    assert "heuristic" in p.stdout
-    p = run(ROOT / "evaluate.py", "agents", "random", "nobody", cwd=tmp_path)
-    assert p.returncode != 0 and "nobody" in p.stderr
+    assert "heuristic" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as e:
+        evaluate.main(["agents", "random", "nobody"])
+    assert e.value.code != 0 and "nobody" in str(e.value.code) + capsys.readouterr().err
 
 
 torch = pytest.importorskip("torch")
