@@ -187,21 +187,22 @@ def test_shipped_policy_loads_and_obeys_the_mask():
         assert agent.act(obs, masked(g)) in g.legal_actions()
 
 
-def test_evaluate_agents_is_duplicate_play(tmp_path):
+def test_evaluate_agents_is_duplicate_play(tmp_path, capsys):
     """Each seed's deal (decks in their seats, shuffles, first player) is played twice with
     the agents exchanged: an agent against itself scores exactly 0.5, even a seeded random
     one, and the replays show the same deal with the players exchanged."""
-    p = run(ROOT / "evaluate.py", "agents", "heuristic", "heuristic", "random", "--games", "6",
-            "--decks", "ember-rush", "stone-bastion", "--bootstrap", "20", "--no-progress",
-            "--workers", "2", "--save-replays", tmp_path / "r", "--out", tmp_path / "a",
-            cwd=tmp_path)
-    assert p.returncode == 0, p.stderr
+    import evaluate
+    evaluate.main(["agents", "heuristic", "heuristic", "random", "--games", "6", "--decks",
+                   "ember-rush", "stone-bastion", "--bootstrap", "20", "--no-progress",
+                   "--workers", "2", "--save-replays", str(tmp_path / "r"), "--out",
+                   str(tmp_path / "a")])
+    p = capsys.readouterr()
     rep = json.loads((tmp_path / "a" / "agents.json").read_text())
     assert rep["labels"] == ["heuristic", "heuristic#2", "random"]
     cell = {(r["row"], r["column"]): r for r in rep["matrix"]}
     assert cell[("heuristic", "heuristic#2")]["score"] == 0.5
     assert cell[("heuristic", "random")]["score"] > 0.5
-    assert "duplicate" in p.stdout and "standard error" in p.stdout
+    assert "duplicate" in p.out and "standard error" in p.out
     from nivel_env.replay import load_replay
     files = sorted((tmp_path / "r").glob("*.jsonl"))
     by_seed: dict = {}
