@@ -15,6 +15,7 @@ import sys
 
 from .cards import CardDataError, DeckError
 from .cli_cards import _db, add_cards_option
+from .engine import actions as A
 from .engine import const as K
 
 HELP = """\
@@ -51,19 +52,20 @@ def _ask(console, prompt: str) -> str | None:
         return None
 
 
-def inspect(g, viewer: int, what: str) -> list:
+def inspect(g, viewer: int, what: str, nums=None) -> list:
     """What ``inspect WHAT`` shows: the full text of visible cards (renderables), or a
-    one-line message saying what it takes."""
+    one-line message saying what it takes.  ``nums`` are the hand's keys (``HandKeys``)."""
     from rich.text import Text
     from .screen import card_panel
     w = what.strip().lower()
     opp = 1 - viewer
     if w.startswith("h") and w[1:].isdigit():
         i = int(w[1:])
-        if i < len(g.hand[viewer]):
-            return [card_panel(g, g.hand[viewer][i])]
-        return [Text(f"no card h{i}: your hand is h0..h{len(g.hand[viewer]) - 1}",
-                     style="red")]
+        keys = list(nums) if nums is not None else list(range(len(g.hand[viewer])))
+        if i in keys:
+            return [card_panel(g, g.hand[viewer][keys.index(i)])]
+        have = ", ".join(f"h{k}" for k in sorted(keys)) or "empty"
+        return [Text(f"no card h{i} in your hand ({have})", style="red")]
     if w in ("0", "1", "2"):
         from .primer import glossary
         from .screen import unit_keywords
@@ -113,23 +115,53 @@ def card_lookup(db, name: str) -> list:
     return out
 
 
-def _pick(g, legal: list[int], text: str) -> int | None:
+def _pick(g, legal: list[int], text: str, nums=None) -> int | None:
     """The move ``text`` names: its number in the list or its key."""
-    from .screen import move_key
+    from .screen import move_key, ordered_moves
     if text.isdigit():
         k = int(text)
-        return legal[k - 1] if 1 <= k <= len(legal) else None
+        return ordered_moves(g, legal, nums)[k - 1] if 1 <= k <= len(legal) else None
     for a in legal:
-        if move_key(g, a) == text:
+        if move_key(g, a, nums) == text:
             return a
     return None
+
+
+def _attackers_left(g, legal: list[int]) -> list[int]:
+    """The lanes of the units that could still attack, when the player ends the attack
+    phase with moves like that on the list."""
+    from .engine import actions as A
+    return [a - A.ATTACK for a in legal if A.ATTACK <= a < A.ATTACK + 3]
+
+
+def _page(console, text: str) -> None:
+    """Long help through a pager when it would not fit the screen, else printed."""
+    if console.is_terminal and text.count("\n") + 2 > console.height:
+        with console.pager():
+            console.print(text, markup=False)
+    else:
+        console.print(text, markup=False)
+
+
+def _screen(console, g, human: int, legal: list[int], nums, notes=()) -> None:
+    """The board, the question, anything said about it, and the moves: the moves in two
+    columns only when one would push the board off a screen of ``console.height``."""
+    from .screen import board, decision_line, moves_table
+    shown = board(g, human, nums=nums)
+    used = len(console.render_lines(shown, console.options, pad=False)) + 3 + len(notes)
+    console.rule()
+    console.print(shown)
+    console.print(decision_line(g), style="bold", markup=False)
+    for note in notes:
+        console.print(note)
+    console.print(moves_table(g, legal, nums, height=max(4, console.height - used)))
 
 
 def cmd_play(args) -> int:
     from rich.console import Console
     from rich.markup import escape
     from .primer import primer_text
-    from .screen import board, decision_line, moves_table
+    from .screen import HandKeys, board, moves_table
     from .session import PlaySession, SetupError
     console = Console(highlight=False)
     if args.level:
@@ -153,15 +185,14 @@ def cmd_play(args) -> int:
                   f"how the game works.")
     told = 0                                  # log lines already printed
     shown: list[str] = []
+    hand_keys = HandKeys()                    # h<n> stays with its card while in hand
     while not s.over:
         if told < len(s.log):
             shown, told = s.log[told:], len(s.log)
             console.print("\n".join(shown), style="magenta", markup=False)
         legal = s.legal()
-        console.rule()
-        console.print(board(g, human))
-        console.print(decision_line(g), style="bold", markup=False)
-        console.print(moves_table(g, legal))
+        nums = hand_keys.update(g.hand[human])
+        _screen(console, g, human, legal, nums)
         while True:
             text = _ask(console, "Move (number or key), help, quit: ")
             if text is None:                       # end of input or Ctrl-C: leave
@@ -170,31 +201,42 @@ def cmd_play(args) -> int:
             text = text.strip()
             word, _, rest = text.partition(" ")
             word = word.lower()
-            if word in ("quit", "q", "exit", "surrender"):
+            if not text:
+                console.print(f"Type a move: its number (1 to {len(legal)}) or its key; "
+                              f"help for the screen and commands.", markup=False)
+            elif word in ("quit", "q", "exit", "surrender"):
                 sure = _ask(console, "Surrender and leave the game? (y/N) ")
                 if sure is None or sure.strip().lower() in ("y", "yes"):
                     s.surrender()
                     break
                 console.print("Play on.")
             elif word in ("help", "?"):
-                console.print(primer_text() if rest.strip() == "rules" else HELP,
-                              markup=False)
+                _page(console, primer_text() if rest.strip() == "rules" else HELP)
             elif word == "rules":
-                console.print(primer_text(), markup=False)
+                _page(console, primer_text())
             elif word in ("board", "b"):
-                console.print(board(g, human))
-                console.print(moves_table(g, legal))
+                console.print(board(g, human, nums=nums))
+                console.print(moves_table(g, legal, nums))
             elif word == "log":
                 console.print("\n".join(shown) or "(nothing yet)", style="magenta",
                               markup=False)
             elif word in ("inspect", "i"):
-                for r in inspect(g, human, rest):
+                for r in inspect(g, human, rest, nums):
                     console.print(r)
             elif word == "card":
                 for r in card_lookup(g.db, rest):
                     console.print(r)
-            elif (a := _pick(g, legal, text.lower())) is not None:
-                s.play(a)
+            elif (a := _pick(g, legal, text.lower(), nums)) is not None:
+                if a == A.END_ATTACK and (lanes := _attackers_left(g, legal)):
+                    which = " and ".join(f"lane {ln}" for ln in lanes)
+                    sure = _ask(console, f"Your unit{'s' if len(lanes) > 1 else ''} in "
+                                         f"{which} can still attack. End the turn anyway? "
+                                         f"(y/N) ")
+                    if sure is None or sure.strip().lower() not in ("y", "yes"):
+                        console.print("Still your attack phase.")
+                        continue
+                with _thinking(console):
+                    s.play(a)
                 break
             else:
                 console.print(f"[red]'{escape(text)}' is not a move: type a number from 1 to "
@@ -211,6 +253,15 @@ def cmd_play(args) -> int:
         console.print(f"Replay saved to {path}; watch it with: python -m nivel_env replay {path}",
                       markup=False)
     return 0
+
+
+def _thinking(console):
+    """While the opponent answers a move: a "thinking" line with a spinner on a terminal
+    (it goes away when the answer comes); nothing where output is not a terminal."""
+    import contextlib
+    if not console.is_terminal:
+        return contextlib.nullcontext()
+    return console.status("The opponent is thinking…", spinner="dots")
 
 
 def add_parser(sub) -> None:

@@ -12,17 +12,19 @@ card 2 into lane 0) -- numbers are renumbered every decision, keys are not.
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from rich import box
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
 from .cards import model as m
-from .cards.text import render_ability, render_card_text
+from .cards.text import render_ability, render_action, render_card_text
 from .engine import actions as A
 from .engine import const as K
 from .engine.legal import activated_list, field_cost
-from .engine.view import derived
+from .engine.view import battle_info, decision_info, derived
 from .primer import keyword_label
 
 ATTR_COLOURS = {"fire": "red", "water": "blue", "earth": "yellow", "wind": "green",
@@ -62,7 +64,9 @@ def _names(g, iids) -> str:
     return ", ".join(g.card(i).name for i in iids)
 
 
-def _side_summary(g, p: int, label: str) -> Text:
+def _side_summary(g, p: int, label: str) -> Group:
+    """Two lines: the leader, level, size and damage; the zones' counts, skills and the
+    damage zone (cut at the screen's edge: ``inspect damage`` lists it whole)."""
     lc = g.leader_face(p)
     t = Text(f"{label}: ", style="bold")
     t.append(_card_name(lc))
@@ -70,17 +74,19 @@ def _side_summary(g, p: int, label: str) -> Text:
     t.append(f" · size {derived(g).size[p]}, cost in use {field_cost(g, p)}")
     dmg = len(g.damage[p])
     t.append(f" · damage {dmg}/10", style="bold red" if dmg >= 7 else "")
-    t.append(f"\n  deck {len(g.deck[p])} · hand {len(g.hand[p])} · trash {len(g.trash[p])}")
+    zones = Text(f"  deck {len(g.deck[p])} · hand {len(g.hand[p])} · trash {len(g.trash[p])}",
+                 no_wrap=True, overflow="ellipsis")
     if g.skill[p]:
-        t.append(" · skills: " + _names(g, g.skill[p]), style="green")
+        zones.append(" · skills: " + _names(g, g.skill[p]), style="green")
     if g.damage[p]:
-        t.append(" · damage zone: " + _names(g, g.damage[p]), style="dim")
-    return t
+        zones.append(" · damage zone: " + _names(g, g.damage[p]), style="dim")
+    return Group(t, zones)
 
 
-def hand_table(g, p: int, title: str, text: bool = False) -> Table:
-    """One line a card: slot, name, type (T: a trigger card), cost, power/hit; with
-    ``text`` each card's text too (the replay viewer)."""
+def hand_table(g, p: int, title: str, text: bool = False, nums=None) -> Table:
+    """One line a card: key, name, type (T: a trigger card), cost, power/hit and the start
+    of its text; with ``text`` each card's whole text (the replay viewer).  ``nums``
+    (``HandKeys``) key the cards and order them; without them, by slot."""
     t = Table(title=Text(title) if title else None, box=None, show_header=False, expand=True,
               title_justify="left", padding=(0, 1), title_style="bold")
     t.add_column(justify="right", width=3, style="bold cyan")
@@ -88,19 +94,24 @@ def hand_table(g, p: int, title: str, text: bool = False) -> Table:
     t.add_column(width=9, no_wrap=True)
     t.add_column(width=7, no_wrap=True)
     t.add_column(ratio=1, no_wrap=not text, overflow="ellipsis" if not text else "fold")
-    for i, iid in enumerate(g.hand[p]):
-        c = g.card(iid)
+    hand = g.hand[p]
+    order = sorted(range(len(hand)), key=lambda h: nums[h]) if nums is not None else \
+        range(len(hand))
+    for h in order:
+        c = g.card(hand[h])
         ph = f"P{c.power}/H{c.hit}" if c.type == m.UNIT else ""
         kind = c.type + (" T" if c.trigger else "")
-        t.add_row(f"h{i}", _card_name(c), kind, f"cost {c.cost}",
+        t.add_row(_hand_key(nums, h), _card_name(c), kind, f"cost {c.cost}",
                   Text(f"{ph:<8}" + render_card_text(c).replace("\n", " · "), style="dim"))
-    if not g.hand[p]:
+    if not hand:
         t.add_row("", Text("(empty)", style="dim"), "", "", "")
     return t
 
 
-def board(g, viewer: int, reveal: bool = False, names=("You", "Opponent")) -> Group:
-    """The position as seen by ``viewer`` (both hands with ``reveal``)."""
+def board(g, viewer: int, reveal: bool = False, names=("You", "Opponent"),
+          nums=None) -> Group:
+    """The position as seen by ``viewer`` (both hands with ``reveal``); ``nums`` key the
+    viewer's hand cards (``HandKeys``)."""
     opp = 1 - viewer
     who = f"{names[0]}'s" if g.tp == viewer else f"{names[1]}'s"
     if names[0] == "You":
@@ -126,7 +137,7 @@ def board(g, viewer: int, reveal: bool = False, names=("You", "Opponent")) -> Gr
                           style="magenta"))
     parts += [lanes, _side_summary(g, viewer, names[0]),
               hand_table(g, viewer, _possessive(names[0]) + " hand" if reveal else "",
-                         text=reveal)]
+                         text=reveal, nums=nums)]
     if g.result is not None:
         r = g.result[viewer]
         msg = ("draw (turn limit)" if g.truncated else "draw") if r == 0 else \
@@ -136,11 +147,40 @@ def board(g, viewer: int, reveal: bool = False, names=("You", "Opponent")) -> Gr
     return Group(*parts)
 
 
-def move_key(g, a: int) -> str:
+class HandKeys:
+    """Keys for the cards in one player's hand that stay with the card: a card keeps its
+    number for as long as it stays in the hand (playing ``h1`` leaves ``h2`` as ``h2``),
+    and a card that arrives takes the smallest number free.  The engine's hand slots
+    shift whenever a card leaves, so a slot number would name another card one move
+    later.  Call ``update`` with the hand at each decision shown."""
+
+    def __init__(self):
+        self._number: dict[int, int] = {}           # card instance -> its number
+
+    def update(self, hand) -> list[int]:
+        """The numbers of ``hand``'s cards, slot by slot."""
+        kept = {iid: self._number[iid] for iid in hand if iid in self._number}
+        used, free = set(kept.values()), 0
+        for iid in hand:
+            if iid not in kept:
+                while free in used:
+                    free += 1
+                kept[iid] = free
+                used.add(free)
+        self._number = kept
+        return [kept[iid] for iid in hand]
+
+
+def _hand_key(nums, h: int) -> str:
+    return f"h{nums[h] if nums is not None and h < len(nums) else h}"
+
+
+def move_key(g, a: int, nums=None) -> str:
     """A key for move ``a`` that does not change between decisions ('' for a pick, whose
     candidates differ every time): k keep, m mulligan, e end the phase, y yes, n no /
-    done, h<slot><lane|s> play a hand card, x<l|lane><n> activate the leader's or a
-    unit's effect n, a/d/g<lane> attack, defend, Guardian."""
+    done, h<card><lane|s> play a hand card, x<l|lane><n> activate the leader's or a
+    unit's effect n, a/d/g<lane> attack, defend, Guardian.  ``nums`` are the hand's
+    card numbers (``HandKeys``); without them a hand card is named by its slot."""
     if a == A.KEEP:
         return "k"
     if a == A.MULLIGAN:
@@ -153,7 +193,7 @@ def move_key(g, a: int) -> str:
         return "n"
     if A.PLAY <= a < A.ACTIVATE:
         h, t = divmod(a - A.PLAY, A.PLAY_TARGETS)
-        return f"h{h}{'s' if t == A.SKILL_TARGET else t}"
+        return f"{_hand_key(nums, h)}{'s' if t == A.SKILL_TARGET else t}"
     if A.ACTIVATE <= a < A.ATTACK:
         source, slot = divmod(a - A.ACTIVATE, A.ACTIVATE_SLOTS)
         return f"x{'l' if source == 0 else source - 1}{slot}"
@@ -163,55 +203,126 @@ def move_key(g, a: int) -> str:
     return ""
 
 
-def _plain_play(g, a: int) -> int:
-    """The hand slot of a move that puts a unit into an empty lane, else -1."""
+def _one_card_many_lanes(g, a: int) -> tuple:
+    """For a move that puts a unit into an empty lane or equips an item, what makes such
+    moves one row (the verb and the hand slot); else ()."""
     if not A.PLAY <= a < A.ACTIVATE:
-        return -1
+        return ()
     h, t = divmod(a - A.PLAY, A.PLAY_TARGETS)
     p = g.current_player
-    if t == A.SKILL_TARGET or h >= len(g.hand[p]) or g.unit[p * 3 + t] >= 0 \
-            or g.card(g.hand[p][h]).type != m.UNIT:
-        return -1
-    return h
+    if t == A.SKILL_TARGET or h >= len(g.hand[p]):
+        return ()
+    kind = g.card(g.hand[p][h]).type
+    if kind == m.ITEM:
+        return ("equip", h)
+    if kind == m.UNIT and g.unit[p * 3 + t] < 0:
+        return ("play", h)
+    return ()
 
 
-def move_rows(g, legal: list[int]) -> list[tuple[str, str, str]]:
-    """(numbers, keys, words) a row: one card played into one of several empty lanes is
-    one row ("2 3 4", "h00 h01 h02", "play Ash Raider in lane 0, 1 or 2")."""
+def ordered_moves(g, legal: list[int], nums=None) -> list[int]:
+    """The legal moves in the order the screen numbers them: as the engine lists them,
+    but hand cards by their keys (``nums``), so the list reads like the hand."""
+    def order(a: int):
+        if A.PLAY <= a < A.ACTIVATE:
+            h, t = divmod(a - A.PLAY, A.PLAY_TARGETS)
+            return (1, nums[h] if nums is not None and h < len(nums) else h, t)
+        return (0 if a < A.PLAY else 2, a, 0)
+    return sorted(legal, key=order)
+
+
+class MoveRow(NamedTuple):
+    """One line of the move list: the numbers typed for it ("2 3 4"), its keys, its words,
+    and the action ids it stands for (one per number)."""
+    numbers: str
+    keys: str
+    words: str
+    actions: tuple
+
+
+def _or_list(xs: list) -> str:
+    return xs[0] if len(xs) == 1 else f"{', '.join(xs[:-1])} or {xs[-1]}"
+
+
+def move_rows(g, legal: list[int], nums=None) -> list[MoveRow]:
+    """The legal moves as rows, in ``ordered_moves`` order: one card played into one of
+    several empty lanes is one row ("2 3 4", "h00 h01 h02", "play Ash Raider in lane 0, 1
+    or 2"), as is an item that may go to several units.  No two rows read alike: two
+    copies of a card in hand are told apart by their keys."""
+    moves = ordered_moves(g, legal, nums)
     rows, i = [], 0
-    while i < len(legal):
-        h, j = _plain_play(g, legal[i]), i + 1
-        while h >= 0 and j < len(legal) and _plain_play(g, legal[j]) == h:
+    p = g.current_player
+    while i < len(moves):
+        group_of, j = _one_card_many_lanes(g, moves[i]), i + 1
+        while group_of and j < len(moves) and _one_card_many_lanes(g, moves[j]) == group_of:
             j += 1
-        group = legal[i:j]
+        group = moves[i:j]
+        number = " ".join(str(k + 1) for k in range(i, j))
+        keys = " ".join(move_key(g, a, nums) for a in group)
         if len(group) == 1:
-            rows.append((str(i + 1), move_key(g, group[0]), move_name(g, group[0])))
+            words = move_name(g, group[0], nums)
         else:
-            lanes = [str((a - A.PLAY) % A.PLAY_TARGETS) for a in group]
-            card = g.card(g.hand[g.current_player][h]).name
-            rows.append((" ".join(str(k + 1) for k in range(i, j)),
-                         " ".join(move_key(g, a) for a in group),
-                         f"play {card} in lane {', '.join(lanes[:-1])} or {lanes[-1]}"))
+            verb, h = group_of
+            lanes = _or_list([str((a - A.PLAY) % A.PLAY_TARGETS) for a in group])
+            card = g.card(g.hand[p][h]).name
+            words = f"play {card} in lane {lanes}" if verb == "play" else \
+                f"equip {card} on lane {lanes}"
+        rows.append(MoveRow(number, keys, words, tuple(group)))
         i = j
-    return rows
+    return _told_apart(g, rows, nums)
 
 
-def moves_table(g, legal: list[int]) -> Table:
-    """The legal moves, numbered and keyed; in two columns when there are many."""
-    rows = move_rows(g, legal)
-    cols = 2 if len(rows) > 6 else 1
-    t = Table(box=None, show_header=False, padding=(0, 1), expand=cols > 1)
-    for _ in range(cols):
-        t.add_column(justify="right", style="bold", no_wrap=True)
-        t.add_column(style="cyan", no_wrap=True)
-        t.add_column(ratio=1, overflow="ellipsis", no_wrap=True)
+def _told_apart(g, rows: list[MoveRow], nums) -> list[MoveRow]:
+    """Rows whose words are the same (two copies of a card in hand, two of the same card
+    in a zone to choose from) get what tells them apart: the hand card's key, else a
+    count ("2nd")."""
+    seen: dict[str, int] = {}
+    for r in rows:
+        seen[r.words] = seen.get(r.words, 0) + 1
+    if all(n == 1 for n in seen.values()):
+        return rows
+    p = g.current_player
+    out, count = [], {}
+    for r in rows:
+        if seen[r.words] == 1:
+            out.append(r)
+            continue
+        a = r.actions[0]
+        if A.PLAY <= a < A.ACTIVATE:
+            h = (a - A.PLAY) // A.PLAY_TARGETS
+            name = g.card(g.hand[p][h]).name
+            words = r.words.replace(name, f"{name} ({_hand_key(nums, h)})", 1)
+        else:
+            count[r.words] = count.get(r.words, 0) + 1
+            words = f"{r.words} ({_ordinal(count[r.words])} copy)"
+        out.append(r._replace(words=words))
+    return out
+
+
+def _ordinal(n: int) -> str:
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
+
+
+def moves_table(g, legal: list[int], nums=None, height: int | None = None) -> Table:
+    """The legal moves, numbered and keyed (``move_rows``).  One column while the rows
+    fit ``height`` lines (None: any number), else two; numbers and keys are never cut
+    (their columns are as wide as their longest entry), only the words are."""
+    rows = move_rows(g, legal, nums)
+    cols = 2 if height is not None and len(rows) > height else 1
     per = -(-len(rows) // cols)
+    t = Table(box=None, show_header=False, padding=(0, 1), expand=True)
+    for c in range(cols):
+        part = rows[c * per:(c + 1) * per] or [MoveRow("", "", "", ())]
+        t.add_column(justify="right", style="bold", no_wrap=True,
+                     min_width=max(len(r.numbers) for r in part))
+        t.add_column(style="cyan", no_wrap=True, min_width=max(len(r.keys) for r in part))
+        t.add_column(ratio=1, overflow="ellipsis", no_wrap=True)
     for r in range(per):
         cells = []
         for c in range(cols):
             k = c * per + r
-            cells += [rows[k][0], rows[k][1], Text(rows[k][2])] if k < len(rows) else \
-                ["", "", ""]
+            cells += [rows[k].numbers, rows[k].keys, Text(rows[k].words)] if k < len(rows) \
+                else ["", "", ""]
         t.add_row(*cells)
     return t
 
@@ -251,9 +362,11 @@ def _possessive(name: str) -> str:
     return "Your" if name == "You" else f"{name}'s"
 
 
-def move_name(g, a: int) -> str:
-    """``action_name`` for a person: a play says where the card goes without hand slots
-    (the key has them), an activated ability is told by its text, not its timing's key."""
+def move_name(g, a: int, nums=None) -> str:
+    """``action_name`` for a person: a play says where the card goes (the key names the
+    hand card), an activated ability is told by its text, not its timing's key, and a
+    card to choose says where it is (a hand card by its key, ``nums`` as in
+    ``move_key``)."""
     p = g.current_player
     if A.PLAY <= a < A.ACTIVATE:
         h, t = divmod(a - A.PLAY, A.PLAY_TARGETS)
@@ -263,9 +376,9 @@ def move_name(g, a: int) -> str:
                 return f"use {c.name} (skill)"
             cur = g.unit[p * 3 + t]
             if c.type == m.ITEM:
-                return f"equip {c.name} on {g.card(cur).name}"
-            if cur >= 0:
-                return f"upgrade {g.card(cur).name} → {c.name}"
+                return f"equip {c.name} on {g.card(cur).name} (lane {t})"
+            if cur >= 0:                       # the hand card first: a cut row still says it
+                return f"upgrade to {c.name} over {g.card(cur).name} (lane {t})"
             return f"play {c.name} in lane {t}"
     if A.ACTIVATE <= a < A.ATTACK:
         source, slot = divmod(a - A.ACTIVATE, A.ACTIVATE_SLOTS)
@@ -275,11 +388,33 @@ def move_name(g, a: int) -> str:
             name = g.leader_face(p).name if source == 0 else g.card(src).name
             where = "your leader" if source == 0 else f"lane {source - 1}"
             return f"use {name} ({where}): {render_ability(ab)}"
+    if A.PICK <= a < A.PICK + A.PICK_SLOTS:
+        d = decision_info(g)
+        i = a - A.PICK
+        if d is not None and d.kind == K.D_PICK and d.purpose != K.P_ORDER \
+                and i < len(d.candidates):
+            return f"choose {_candidate(g, d.candidates[i], p, nums)}"
     return g.action_name(a)
 
 
-_PICKING = {"effect target": "choose a target", "effect order": "choose which effect "
-            "resolves first", "hand limit discard": "end of turn: discard down to 7 cards",
+def _candidate(g, v: int, viewer: int, nums) -> str:
+    """A card (or lane) to choose, and where it is, in the chooser's words."""
+    if v < 0:
+        return f"lane {-1 - v}"
+    name, owner, zone = g.card(v).name, g.owner(v), g.zone(v)
+    whose = "your" if owner == viewer else "their"
+    if zone == K.Z_HAND and owner == viewer:
+        return f"{name} ({_hand_key(nums, g.hand[viewer].index(v))})"
+    if zone in (K.Z_UNIT, K.Z_ITEM):
+        return f"{name} ({whose} lane {g.lane(v)})"
+    return f"{name} ({whose} {_ZONE_WORDS.get(zone, K.ZONE_NAMES[zone])})"
+
+
+_ZONE_WORDS = {K.Z_DAMAGE: "damage zone", K.Z_SKILL: "skill zone", K.Z_LEVEL: "level zone"}
+
+
+_PICKING = {"effect order": "choose which effect resolves first",
+            "hand limit discard": "end of turn: discard down to 7 cards",
             "credit discard": "Credit: choose a card to discard",
             "barrier discard": "Guardian (Barrier): choose a card to discard",
             "sacrifice": "Guardian (Sacrifice): choose a unit to trash",
@@ -287,39 +422,62 @@ _PICKING = {"effect target": "choose a target", "effect order": "choose which ef
             "which effect": "choose which effect to use"}
 
 
+def source_name(g, iid: int) -> str:
+    """A card instance's name as it is in play: a leader by the face it shows (10.2.6.1)."""
+    if iid % K.PER == 0:
+        return g.leader_face(g.owner(iid)).name
+    return g.card(iid).name
+
+
+def _pick_question(g, d, key) -> str:
+    """A pick in words: what the effect is doing (its cost or its action) and what to
+    choose."""
+    source = source_name(g, d.source) if d.source >= 0 else "an effect"
+    done = key("n: done") if d.can_pass else ""
+    purpose = K.PICK_PURPOSES[d.purpose]
+    if purpose != "effect target":
+        what = _PICKING.get(purpose, purpose)
+        return f"{source}: {what}{done}." if d.source >= 0 else \
+            f"{what[:1].upper()}{what[1:]}{done}."
+    ab = g.db.abilities[d.ability] if d.ability >= 0 else None
+    if ab is None or not 0 <= d.step < len(ab.sequence):
+        return f"{source}: choose a target{done}."
+    text = render_action(ab.sequence[d.step])
+    which = "the lane" if d.candidates and d.candidates[0] < 0 else "which"
+    if d.step < len(ab.cost):                                   # 8.1.3.1: a cost
+        return f"{source}: to pay its cost, {text} — choose {which}{done}."
+    return f"{source}: {text} — choose {which}{done}."
+
+
 def decision_line(g, keys: bool = True) -> str:
     """What is being asked, in words; with ``keys``, the terminal's keys for the answers
     that have one ("(e)", "(y/n)")."""
     def key(hint: str) -> str:
         return f" ({hint})" if keys else ""
-    d = g.decision
-    c = d.context
-    kind = d.kind
+    d = decision_info(g)
+    kind = K.DECISION_NAMES[d.kind]
     if kind == "mulligan":
         return "Keep your opening hand, or shuffle it back and draw 5 new cards (once)?"
     if kind == "main":
         return f"Main phase: play a card, use an ability, or end the phase{key('e')} to attack."
     if kind == "attack":
         return f"Attack phase: attack with a unit, or end the phase{key('e')} and the turn."
-    attacker = f"{g.db.get(c['attacker']).name} attacks your lane {c['attacker_lane']}" \
-        if "attacker" in c else ""
+    b = battle_info(g)
+    attacker = f"{g.card(b.attacker).name} attacks your lane {b.lane}" if b else ""
     if kind == "defense":
-        must = " (it must: Duelist)" if c.get("must_defend") else ""
+        must = " (it must: Duelist)" if d.must else ""
         return f"{attacker}: block with your unit there{must}, or don't{key('n')}."
     if kind == "guardian":
         return f"{attacker}: a Guardian of yours may pay to block instead, or not{key('n')}."
-    source = g.db.get(c["source"]).name if "source" in c else "an effect"
     if kind == "may":
-        text = render_ability(g.db.abilities[c["ability"]]) if "ability" in c else ""
-        if "most" in c:                            # a number chosen one at a time (4.4.4)
-            return f"{source}: one more? {c['count']} chosen so far, at most {c['most']}."
+        source = source_name(g, d.source) if d.source >= 0 else "an effect"
+        if d.most >= 0:                            # a number chosen one at a time (4.4.4)
+            return f"{source}: one more? {d.count} chosen so far, at most {d.most}."
+        text = render_ability(g.db.abilities[d.ability]) if d.ability >= 0 else ""
         return f"Use {source}'s effect{key('y/n')}?" + (f" — {text}" if text else "")
-    what = _PICKING.get(c.get("purpose", ""), c.get("purpose", "choose"))
-    done = key("n: done") if c.get("can_pass") else ""
-    if "source" in c:
-        return f"{source}: {what}{done}."
-    return f"{what[:1].upper()}{what[1:]}{done}."
+    return _pick_question(g, d, key)
 
 
-__all__ = ["board", "card_panel", "card_text", "decision_line", "describe", "hand_table",
-           "move_key", "move_name", "move_rows", "moves_table", "unit_keywords"]
+__all__ = ["HandKeys", "MoveRow", "board", "card_panel", "card_text", "decision_line",
+           "describe", "hand_table", "move_key", "move_name", "move_rows", "moves_table",
+           "source_name", "unit_keywords"]

@@ -62,32 +62,6 @@ def test_moves_by_key_and_the_commands_that_explain(tmp_path):
     assert "Game over" in out
 
 
-def test_the_board_fits_a_100_by_30_terminal():
-    """A busy late-game position: board, question and moves in 30 lines of 100."""
-    import random
-    from nivel_env.screen import board, decision_line, moves_table
-    worst = 0
-    pairs = [("anvil-guild", "veil-piercers"), ("anvil-guild", "ember-rush"),
-             ("tide-scholars", "stone-bastion"), ("gale-runners", "dawn-ascent")]
-    for seed in range(24):
-        g = new_game(*(load_deck(d) for d in pairs[seed % 4]), seed=seed)
-        rng = random.Random(seed)
-        while not g.is_terminal() and g.turn < 9:
-            g.apply_action(rng.choice(g.legal_actions()))
-        while not g.is_terminal() and g.decision.kind != "main":
-            g.apply_action(rng.choice(g.legal_actions()))
-        if g.is_terminal():
-            continue
-        c = Console(record=True, width=100, file=open("/dev/null", "w"))
-        c.print(board(g, g.current_player))
-        c.print(decision_line(g))
-        c.print(moves_table(g, g.legal_actions()))
-        text = c.export_text()
-        assert max(len(x) for x in text.splitlines()) <= 100
-        worst = max(worst, len(text.splitlines()) + 1)          # + the prompt
-    assert 0 < worst <= 30, worst
-
-
 def test_move_keys_name_the_same_move_at_every_decision():
     from nivel_env.engine import actions as A
     from nivel_env.screen import move_key
@@ -292,7 +266,8 @@ def test_card_text_in_brackets_is_printed_not_read_as_markup(monkeypatch):
     """rich reads "[with power 3 or less]" as a style tag unless told not to."""
     from nivel_env import screen
     g = new_game(load_deck("ember-rush"), load_deck("stone-bastion"), seed=1)
-    monkeypatch.setattr(screen, "move_name", lambda g, a: "Breakthrough[with power 3 or less]")
+    monkeypatch.setattr(screen, "move_name",
+                        lambda g, a, nums=None: "Breakthrough[with power 3 or less]")
     assert "Breakthrough[with power 3 or less]" in _text(screen.moves_table(g, [0, 1]))
     shown = _text(screen.board(g, 0, names=("[me]", "[you]")))
     assert "[me]" in shown and "[you]" in shown
