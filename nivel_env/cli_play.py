@@ -39,6 +39,7 @@ Commands:
   inspect h2      hand card 2's text  inspect 1      both units in lane 1, with items
   inspect leader  both leaders        inspect trash  both trashes (also: damage, skills)
   card NAME       any card's text     board          show the board again
+  hint            the coach's move and why (play --tutorial: shown at every move)
   log             what happened since your last move, told again
   quit            surrender and leave, after asking (Ctrl-C leaves at once)
 """
@@ -143,18 +144,35 @@ def _page(console, text: str) -> None:
         console.print(text, markup=False)
 
 
-def _screen(console, g, human: int, legal: list[int], nums, notes=()) -> None:
-    """The board, the question, anything said about it, and the moves: the moves in two
-    columns only when one would push the board off a screen of ``console.height``."""
+def _coach_line(g, hint, legal: list[int], nums) -> str:
+    """"Coach: <why> (type 5 or h32)": the hint and how to make its move."""
+    from .screen import move_key, ordered_moves
+    number = ordered_moves(g, legal, nums).index(hint.action) + 1
+    key = move_key(g, hint.action, nums)
+    return f"Coach: {hint.why} (type {number}{f' or {key}' if key else ''})"
+
+
+def _screen(console, g, human: int, legal: list[int], nums, hint=None) -> None:
+    """The board, the question, the coach's hint if there is one (a lesson the first time
+    its part of the game comes up), and the moves: in two columns only when one would
+    push the board off a screen of ``console.height``."""
+    from rich.text import Text
     from .screen import board, decision_line, moves_table
     shown = board(g, human, nums=nums)
-    used = len(console.render_lines(shown, console.options, pad=False)) + 3 + len(notes)
+    notes = []
+    if hint is not None:
+        if hint.lesson:
+            notes.append(Text(f"Lesson: {hint.lesson}", style="yellow"))
+        notes.append(Text(_coach_line(g, hint, legal, nums), style="green"))
+    used = sum(len(console.render_lines(r, console.options, pad=False))
+               for r in (shown, *notes)) + 3
     console.rule()
     console.print(shown)
     console.print(decision_line(g), style="bold", markup=False)
     for note in notes:
         console.print(note)
-    console.print(moves_table(g, legal, nums, height=max(4, console.height - used)))
+    console.print(moves_table(g, legal, nums, height=max(4, console.height - used),
+                              mark=hint.action if hint is not None else None))
 
 
 def cmd_play(args) -> int:
@@ -162,14 +180,23 @@ def cmd_play(args) -> int:
     from rich.markup import escape
     from .primer import primer_text
     from .screen import HandKeys, board, moves_table
-    from .session import PlaySession, SetupError
+    from .session import PlaySession, SetupError, tutorial
     console = Console(highlight=False)
     if args.level:
         args.opponent = args.level
     seat = {"0": 0, "1": 1}.get(args.seat)
     try:
-        s = PlaySession(args.deck, args.opponent_deck, args.opponent, args.difficulty,
-                        seat=seat, seed=args.seed, db=_db(args.cards), auto=args.auto)
+        if args.tutorial:
+            given = [f for f, v in (("--deck", args.deck), ("--opponent-deck",
+                                                           args.opponent_deck),
+                                    ("--level", args.level), ("--seed", args.seed)) if v]
+            if given:
+                raise SetupError(f"--tutorial plays a fixed first game: leave out "
+                                 f"{', '.join(given)}")
+            s = tutorial(db=_db(args.cards), auto=args.auto)
+        else:
+            s = PlaySession(args.deck, args.opponent_deck, args.opponent, args.difficulty,
+                            seat=seat, seed=args.seed, db=_db(args.cards), auto=args.auto)
     except (SetupError, CardDataError, DeckError) as e:
         print(f"play: {e}", file=sys.stderr)
         return 2
@@ -182,7 +209,11 @@ def cmd_play(args) -> int:
                   f"{f' (seed {s.seed})' if s.seed_given else ''}. You go "
                   f"{'first' if g.first == human else 'second'}. Type "
                   f"[bold]help[/bold] for the screen and commands, [bold]rules[/bold] for "
-                  f"how the game works.")
+                  f"how the game works, [bold]hint[/bold] for the coach's move.")
+    if s.coaching:
+        console.print("A guided first game: at each decision the coach points at a move "
+                      "(▶) and says why, and explains each part of the game the first "
+                      "time it comes up. Follow it or play your own moves.", style="green")
     told = 0                                  # log lines already printed
     shown: list[str] = []
     hand_keys = HandKeys()                    # h<n> stays with its card while in hand
@@ -192,7 +223,7 @@ def cmd_play(args) -> int:
             console.print("\n".join(shown), style="magenta", markup=False)
         legal = s.legal()
         nums = hand_keys.update(g.hand[human])
-        _screen(console, g, human, legal, nums)
+        _screen(console, g, human, legal, nums, s.hint() if s.coaching else None)
         while True:
             text = _ask(console, "Move (number or key), help, quit: ")
             if text is None:                       # end of input or Ctrl-C: leave
@@ -217,6 +248,9 @@ def cmd_play(args) -> int:
             elif word in ("board", "b"):
                 console.print(board(g, human, nums=nums))
                 console.print(moves_table(g, legal, nums))
+            elif word == "hint":
+                console.print(_coach_line(g, s.hint(), legal, nums), style="green",
+                              markup=False)
             elif word == "log":
                 console.print("\n".join(shown) or "(nothing yet)", style="magenta",
                               markup=False)
@@ -289,6 +323,9 @@ def add_parser(sub) -> None:
                    help="your seat; who goes first is decided by the game (5.1.5)")
     p.add_argument("--seed", type=int, help="the game's seed (default: a fresh one, shown "
                                             "when the game is over)")
+    p.add_argument("--tutorial", action="store_true",
+                   help="a guided first game: a fixed deal against a gentle opponent, the "
+                        "coach pointing at a move and saying why at each decision")
     p.add_argument("--no-auto", dest="auto", action="store_false",
                    help="ask even when only one move is legal (default: play it and say so)")
     add_cards_option(p)

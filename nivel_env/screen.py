@@ -303,11 +303,14 @@ def _ordinal(n: int) -> str:
     return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
 
 
-def moves_table(g, legal: list[int], nums=None, height: int | None = None) -> Table:
+def moves_table(g, legal: list[int], nums=None, height: int | None = None,
+                mark: int | None = None) -> Table:
     """The legal moves, numbered and keyed (``move_rows``).  One column while the rows
     fit ``height`` lines (None: any number), else two; numbers and keys are never cut
-    (their columns are as wide as their longest entry), only the words are."""
-    rows = move_rows(g, legal, nums)
+    (their columns are as wide as their longest entry), only the words are.  The row of
+    move ``mark`` (the coach's) is pointed at."""
+    rows = [r._replace(numbers="▶ " + r.numbers) if mark in r.actions else r
+            for r in move_rows(g, legal, nums)]
     cols = 2 if height is not None and len(rows) > height else 1
     per = -(-len(rows) // cols)
     t = Table(box=None, show_header=False, padding=(0, 1), expand=True)

@@ -65,13 +65,17 @@ class PlaySession:
     ``seed`` None draws one from ``SEED_SPACE``; ``seed_given`` says whether the caller
     chose it.  A screen shows a drawn seed only once the game is over (``over``), since
     the seed and the moves so far rebuild every hidden card.
+
+    ``hint()`` is the coach's move for the person and why (``nivel_env.coach``); with
+    ``coach`` set the screens show it at every decision (the guided first game,
+    ``tutorial()``), otherwise when asked.
     """
 
     def __init__(self, deck: str | None = None, opponent_deck: str | None = None,
                  opponent: str = "heuristic", difficulty: str = "hard",
                  seat: int | None = None, seed: int | None = None, db=None,
                  auto: bool = True, label: str | None = None, meta: dict | None = None,
-                 config=None):
+                 config=None, coach: bool = False):
         if seat is not None and not (isinstance(seat, str) and seat == "random"):
             try:
                 seat = check_seat(seat, "PlaySession")        # 0 or 1, or refused by name
@@ -102,6 +106,9 @@ class PlaySession:
                                        players=self.players,
                                        meta={"opponent": opponent, "difficulty": difficulty,
                                              **(meta or {})})
+        self.coaching = coach
+        self._coach = None
+        self._hint: tuple | None = None              # (moves, Hint) for the position now
         self.story = Narrator(self.g, self.human)
         self.log: list[str] = self.story.new_lines()
         self._mask = np.zeros(N_ACTIONS, dtype=np.int8)
@@ -131,6 +138,19 @@ class PlaySession:
         if self.over or self.g.current_player != self.human:
             return []
         return self.g.legal_actions()
+
+    def hint(self):
+        """The coach's move for the person now, why, and a lesson the first time its part
+        of the game comes up (``coach.Hint``); None while it is not their move.  The same
+        answer however often it is asked at one position."""
+        if not self.legal():
+            return None
+        if self._hint is None or self._hint[0] != self.moves:
+            if self._coach is None:
+                from .coach import Coach
+                self._coach = Coach(self.human, seed=self.seed)
+            self._hint = (self.moves, self._coach.hint(self.g))
+        return self._hint[1]
 
     def outcome(self) -> str | None:
         """'win', 'loss' or 'draw' once the game is over."""
@@ -169,7 +189,8 @@ class PlaySession:
             if p != self.human:
                 self._apply(p, self._opponent_action(legal))
             elif self.auto and len(legal) == 1:              # nothing to decide
-                self.log.append(f"(your only move: {self.g.action_name(legal[0])})")
+                self.log.append(f"(your only move, played for you: "
+                                f"{self.g.action_name(legal[0])})")
                 self._apply(p, legal[0])
             else:
                 return
@@ -200,5 +221,15 @@ class PlaySession:
         return self.recorder.lines()
 
 
+def tutorial(**options) -> PlaySession:
+    """The guided first game (``coach.TUTORIAL``): a fixed deal against a gentle opponent,
+    the coach's hint shown at every decision."""
+    from .coach import TUTORIAL
+    setup = {**TUTORIAL, **options}
+    return PlaySession(setup.pop("deck"), setup.pop("opponent_deck"), setup.pop("opponent"),
+                       coach=True, meta={"tutorial": True, **setup.pop("meta", {})},
+                       **setup)
+
+
 __all__ = ["IllegalMove", "PlaySession", "SEED_SPACE", "SetupError", "default_decks",
-           "load_opponent_named"]
+           "load_opponent_named", "tutorial"]

@@ -173,3 +173,23 @@ def test_help_and_rules_print_whole_where_the_output_is_not_a_terminal():
              "help\nrules\nquit\ny\n")
     assert r.returncode == 0, r.stderr
     assert "The screen, top to bottom" in r.stdout and "Keywords:" in r.stdout
+
+
+def test_the_guided_first_game_in_the_terminal():
+    r = _run(["play", "--tutorial"], "hint\n1\nquit\ny\n")
+    assert r.returncode == 0, r.stderr
+    out = r.stdout
+    assert "A guided first game" in out and "Lesson: Your opening hand" in out
+    assert "Coach: Keep this hand" in out and "(type 1 or k)" in out
+    assert "▶ 1  k  keep opening hand" in out                    # the row pointed at
+    assert out.count("Lesson: Your opening hand") == 1           # each lesson once
+    bad = _run(["play", "--tutorial", "--deck", "ember-rush"], "")
+    assert bad.returncode == 2 and "leave out --deck" in bad.stderr
+
+
+def test_hint_in_any_game_names_a_legal_move():
+    r = _run(["play", "--seed", "8", "--opponent", "random", "--seat", "0"],
+             "hint\nquit\ny\n")
+    assert r.returncode == 0, r.stderr
+    said = r.stdout.split("Coach: ")[1].split("Move (")[0]
+    assert "(type " in said and "Lesson" not in r.stdout      # lessons: the tutorial's
