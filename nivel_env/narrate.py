@@ -6,9 +6,13 @@ turns events into such lines for a viewer, saying only what that viewer may know
 opponent's draws by count, a card they searched for only when it was revealed (3.1.7), a
 card an effect moved out of a hand or deck by count unless the viewer could tell it (3.8.3;
 events are read through ``engine.hidden.seat_event``).
-Stat changes name the effect that caused them; the last line of a game says who won and
-why.  ``Narrator`` keeps the little state a story needs (the battle in progress, the
-effect resolving) across calls, so a screen can narrate the new events after each move.
+Stat changes name the effect that caused them; a leader is named by the face it showed
+at the time (its back face from its awakening on, 10.2.6.1); a player ending the main or
+attack phase is told (the turn's own phases are not); each happening is told once (a unit
+a battle line said was trashed gets no second line); the last line of a game says who
+won and why.  ``Narrator`` keeps the little state a story needs (the battle in progress,
+the effect resolving, which leaders are awake) across calls, so a screen can narrate the
+new events after each move, and a replay can be told from its final game.
 """
 from __future__ import annotations
 
@@ -26,11 +30,50 @@ class Narrator:
         self.viewer = viewer
         self.attacker = self.defender = None
         self.cause: list = []                     # the effects resolving, innermost last
+        self.keyword_cause: str | None = None     # a sub-keyword resolving (its own events)
         self.seen = 0
+        self.told_trashed: set[int] = set()       # instances whose trashing a line just told
+        self._awake: list[bool] | None = None     # which leaders are awake at event _awake_at
+        self._awake_at: int | None = None
 
     # ------------------------------------------------------------------ words
-    def name(self, card_id: str) -> str:
-        return self.g.db.get(card_id).name
+    def name(self, card_id: str, owner: int | None = None) -> str:
+        """A card's name; for a leader, the face it showed at the event being told: the
+        back face once it awakened (10.2.6.1).  ``owner``: whose leader, where both players
+        lead with the same card."""
+        c = self.g.db.get(card_id)
+        if c.back is not None:
+            p = self._leader_owner(card_id, owner)
+            if p is not None and self._awake_now()[p]:
+                return c.back.name
+        return c.name
+
+    def _leader_owner(self, card_id: str, owner: int | None) -> int | None:
+        owners = [q for q in (0, 1) if self.g.card(q * PER).id == card_id]
+        if len(owners) == 1:
+            return owners[0]
+        return owner if owner in owners else None
+
+    def _awake_now(self) -> list[bool]:
+        """Which leaders are awake at the event being told."""
+        if self._awake is None:
+            self._sync_awake(self.seen)
+        return self._awake
+
+    def _sync_awake(self, index: int) -> None:
+        """Work out which leaders were awake just before event ``index``.  The engine never
+        turns an awakened leader back (10.2.6.1), so a leader awake now was awake then
+        unless its awaken event comes at ``index`` or later: that holds for a finished
+        game's whole log (a replay told from its final game), for a narrator that starts
+        part-way, and for a position a scenario built awakened (no awaken event at all).
+        From there ``_awaken`` follows the events one by one."""
+        if self._awake is not None and self._awake_at == index:
+            return
+        awake = [bool(x) for x in self.g.awake]
+        for e in self.g.events[index:]:
+            if e["type"] == "awaken":
+                awake[e["player"]] = False
+        self._awake, self._awake_at = awake, index
 
     def who(self, p: int) -> str:
         return "You" if p == self.viewer else "Your opponent"
@@ -47,27 +90,53 @@ class Narrator:
         return _cap(self.owned(iid, card_id))
 
     def _because(self) -> str:
-        return f" ({self.cause[-1]})" if self.cause else ""
+        why = self.keyword_cause or (self.cause[-1] if self.cause else None)
+        return f" ({why})" if why else ""
 
     # ------------------------------------------------------------------ events
     def new_lines(self, until: int | None = None) -> list[str]:
         """Lines for the events since the last call (up to event index ``until``)."""
+        return [line for _, line in self.told_lines(until)]
+
+    def told_lines(self, until: int | None = None) -> list[tuple[tuple[int, ...], str]]:
+        """``new_lines`` with, for each line, the indices of the events it tells (more than
+        one where consecutive events make one line: cards moved unseen, a player ending
+        two phases in a row)."""
+        start = self.seen
         end = len(self.g.events) if until is None else until
-        events = self.g.events[self.seen:end]
+        self._sync_awake(start)
         self.seen = end
-        out, last, count = [], None, 0
-        for e in events:
+        out: list = []
+        last = None
+        for i in range(start, end):
+            e = self.g.events[i]
             line = self.line(e)
             if not line:
                 continue
-            key = self._unnamed_move(e)
-            if key is not None and key == last:        # "2 cards go from their hand ..."
-                count += 1
-                out[-1] = self._moved(seat_event(e, self.viewer), count)
+            key = self._joins(e)
+            if key is not None and key == last:
+                out[-1] = (out[-1][0] + (i,), self._joined(e, len(out[-1][0]) + 1))
                 continue
-            last, count = key, 1
-            out.append(line)
+            last = key
+            out.append(((i,), line))
+        self._awake_at = end
         return out
+
+    def _joins(self, e: dict):
+        """What makes consecutive events one line (else None): cards moved out of a hidden
+        zone that the viewer may not name ("2 cards go from their hand ..."), and a player
+        ending the main phase and then the attack phase with nothing between."""
+        if e["type"] == "phase":
+            return "phase", e["player"]
+        return self._unnamed_move(e)
+
+    def _joined(self, e: dict, n: int) -> str:
+        """The line for ``n`` joined events ending with ``e``."""
+        if e["type"] == "phase":
+            p = e["player"]
+            return f"{self.who(p)} end{'' if p == self.viewer else 's'} the main phase and " \
+                   f"the attack phase without attacking."
+        return self._moved(seat_event(e, self.viewer), n)
 
     def _unnamed_move(self, e: dict):
         """For a card moved out of a hidden zone that the viewer may not name: what makes
@@ -81,11 +150,15 @@ class Narrator:
         t = e["type"]
         p = e.get("player")
         me = p == self.viewer
+        if t not in ("trash", "return_to_hand"):   # a sub-keyword's own events are over
+            self.keyword_cause = None
         if "from" in e:                            # out of a hand or deck (3.1.7, 3.8.3)
             return self._moved(e, 1)               # or salvaged from elsewhere than the trash
         if t in _CARD_CHANGES:                     # "Their X returns to ... (cause)."
-            return f"{self.Owned(e['iid'], e['card'])} " \
+            line = f"{self.Owned(e['iid'], e['card'])} " \
                    f"{_CARD_CHANGES[t].format(**e)}{self._because()}."
+            self.keyword_cause = None
+            return line
         if t in _PLAYER_DOES:                      # "You reveal X." / "Your opponent ..."
             words = {**e, "s": "" if me else "s", "es": "" if me else "es",
                      "whose": self.whose(p),
@@ -124,7 +197,16 @@ class Narrator:
         return f"{self.who(p)} shuffle{s} the hand back and draw{s} a new one."
 
     def _awaken(self, e, p, me):
-        return f"{'Your' if me else 'Your opponent’s'} leader awakens: {e['face']}."
+        front = self.name(e["card"], p)           # the face it showed until now
+        self._awake_now()[p] = True               # from here on it shows its back face
+        return f"{'Your' if me else 'Your opponent’s'} leader awakens: {front} turns to " \
+               f"{e['face']}."
+
+    def _phase(self, e, p, me):
+        ended = {"attack": "main", "end": "attack"}.get(e["phase"])   # the phase that ends
+        if ended is None:
+            return None
+        return f"{self.who(p)} end{'' if me else 's'} the {ended} phase."
 
     def _play(self, e, p, me):
         up = f", upgrading {self.name(e['upgrade'])}" if e.get("upgrade") else ""
@@ -139,25 +221,26 @@ class Narrator:
                                                                   else ".")
 
     def _activate(self, e, p, me):
-        self.cause.append(self.name(e["card"]))
-        return f"{self.who(p)} activate{'' if me else 's'} {self.name(e['card'])}."
+        self.cause.append(self.name(e["card"], p))
+        return f"{self.who(p)} activate{'' if me else 's'} {self.name(e['card'], p)}."
 
     def _effect(self, e, p, me):
-        self.cause.append(self.name(e["card"]))
+        self.cause.append(self.name(e["card"], p))
         if "ability" in e:                         # an automatic ability: Entry, Exit, ...
-            return f"{_cap(self.whose(p))} {self.name(e['card'])}: " \
+            return f"{_cap(self.whose(p))} {self.name(e['card'], p)}: " \
                    f"{render_ability(self.g.db.abilities[e['ability']])}"
         return None
 
     def _fizzle(self, e, p, me):
         what = e.get("keyword") or "effect"
-        return f"{_cap(self.whose(p))} {self.name(e['card'])}'s {what} does nothing: " \
+        return f"{_cap(self.whose(p))} {self.name(e['card'], p)}'s {what} does nothing: " \
                f"the card left its zone first."
 
     def _decline(self, e, p, me):
         if self.cause:
             self.cause.pop()
-        return f"{self.who(p)} decline{'' if me else 's'} {self.name(e['card'])}'s effect."
+        return f"{self.who(p)} decline{'' if me else 's'} {self.name(e['card'], p)}'s " \
+               f"effect."
 
     def _effect_end(self, e, p, me):
         if self.cause:
@@ -165,9 +248,17 @@ class Narrator:
         return None
 
     def _keyword(self, e, p, me):
+        label = e["keyword"]
+        self.keyword_cause = _KEYWORD_CAUSE.get(label)   # the cause of the card it moves
+        if label in _KEYWORD_SILENT:
+            return None
         v = f" {e['value']}" if e.get("value") is not None else ""
-        return f"{_cap(self.whose(p))} {self.name(e['card'])}'s {e['keyword']}{v} " \
-               f"takes effect."
+        what = _KEYWORD_DOES.get(label, "").format(whose=self.whose(p))
+        if label == "Finale" and self.defender and self.defender[1] == e["card"]:
+            self.told_trashed.add(self.defender[0])   # the blocker it trashes (10.2.4.2.2)
+            what += " and it is trashed"
+        return f"{_cap(self.whose(p))} {self.name(e['card'], p)}'s {label}{v} " \
+               f"takes effect{what}."
 
     def _attack(self, e, p, me):
         self.attacker, self.defender = (e["iid"], e["card"]), None
@@ -199,7 +290,9 @@ class Narrator:
             a = f"{self.owned(*self.attacker)} ({e['attacker_power']})"
             d = f"{self.owned(*self.defender)} ({e['defender_power']})"
             if r == "defender_trashed":
+                self.told_trashed.add(self.defender[0])
                 return f"{a[0].upper() + a[1:]} beats {d}: the blocker is trashed."
+            self.told_trashed.add(self.attacker[0])
             return f"{d[0].upper() + d[1:]} holds against {a}: the attacker is trashed."
         if r == "attacker_gone":
             return "The attacker left the field: no battle."
@@ -225,17 +318,28 @@ class Narrator:
         reason = e.get("reason")
         if reason == "upgrade":
             return None                            # the play line says it was upgraded
+        if e["iid"] in self.told_trashed:          # the battle, 0 power, lost equip or
+            self.told_trashed.discard(e["iid"])    # Finale line just said so
+            self.keyword_cause = None
+            return None
         kind = self.g.db.get(e["card"]).type
-        if reason == "effect" and not self.cause and self.attacker and self.defender is None:
+        if reason == "effect" and not self.cause and not self.keyword_cause and \
+                self.attacker and self.defender is None:
             # no effect resolving, an attack declared, no blocker yet: the only thing that
             # trashes now is a Guardian paying Sacrifice or Offset (10.2.6.3.4)
             return f"{self.Owned(e['iid'], e['card'])} is trashed (to pay for Guardian)."
-        why = {"battle": " in battle", "effect": self._because() or " by an effect"}.get(
-            reason, " (its unit left the field)" if kind == "item" else
-            " (end of turn: the skill zone empties)" if kind == "skill" else "")
+        if reason == "battle":
+            why = " in battle"
+        elif reason == "effect":
+            why = self._because() or " by an effect"
+            self.keyword_cause = None              # it trashed its one card
+        else:                                      # a rule: the unit's items, the skill zone
+            why = " (its unit left the field)" if kind == "item" else \
+                " (end of turn: the skill zone empties)" if kind == "skill" else ""
         return f"{self.Owned(e['iid'], e['card'])} is trashed{why}."
 
     def _power_zero(self, e, p, me):
+        self.told_trashed.add(e["iid"])
         return f"{self.Owned(e['iid'], e['card'])} has 0 power and is trashed."
 
     def _discard(self, e, p, me):
@@ -262,12 +366,13 @@ class Narrator:
                f"{self._because()}."
 
     def _equip_lost(self, e, p, me):
+        self.told_trashed.add(e["iid"])
         return f"{self.Owned(e['iid'], e['card'])} falls off (its unit no " \
                f"longer qualifies) and is trashed."
 
     def _game_effect(self, e, p, me):
         verb = "win" if e["outcome"] == "win" else "lose"
-        return f"{self.name(e['card'])}: {self.who(p).lower() if not me else 'you'} " \
+        return f"{self.name(e['card'], p)}: {self.who(p).lower() if not me else 'you'} " \
                f"{verb}{'' if me else 's'} the game."
 
     def _game_over(self, e, p, me):
@@ -289,7 +394,7 @@ class Narrator:
             if t == "surrender":
                 return f"{self.who(prev['player']).lower()} surrendered"
             if t == "game_effect":
-                return f"{self.name(prev['card'])} decided it"
+                return f"{self.name(prev['card'], prev['player'])} decided it"
             if t == "deck_out" and prev.get("player") == loser:
                 return f"{'you' if loser == self.viewer else 'your opponent'} had no card " \
                        f"left to draw"
@@ -304,7 +409,18 @@ _CARD_CHANGES = {
     "to_deck_bottom": "goes to the bottom of its owner’s deck",
     "grant": "gains {keyword}",
     "prohibit": "cannot {what}",
+    "move": "moves to lane {lane}",
 }
+#: sub-keywords whose line says more than "takes effect" (engine/const.py KIND_NAMES)
+_KEYWORD_DOES = {"Return": ": it goes back to {whose} hand at the end of the turn",
+                 "Finale": ": the battle ends"}
+#: sub-keyword steps that get no line of their own: the lines of what they do name them
+#: (Return's card going back to the hand, 10.2.5.3.3)
+_KEYWORD_SILENT = {"Return to hand"}
+#: sub-keyword steps that move one card at once (engine/keywords.py), and the cause that
+#: card's line names
+_KEYWORD_CAUSE = {"Return to hand": "Return", "Mutual Destruction": "Mutual Destruction",
+                  "Finale": "Finale"}
 #: where a card moved out of a hand or deck (the event has ``from``; engine/verbs.py
 #: ``_to_zone``) goes, told as "<what> goes from <whose> <zone> <this>"; salvage's event
 #: has ``from`` too when its card was not in the trash

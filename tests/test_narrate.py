@@ -2,9 +2,12 @@
 the viewer may not see."""
 import random
 
+import pytest
+
 from conftest import P, do, make, to_attack
 from nivel_env.cards import load_card_db, load_deck
 from nivel_env.engine import new_game
+from nivel_env.engine.const import PER
 from nivel_env.narrate import Narrator, narrate
 
 
@@ -242,3 +245,174 @@ def test_salvage_out_of_a_hand_or_deck_is_told_by_where_the_card_came_from(tmp_p
     told_them = theirs.new_lines()
     assert "Their Flame Lancer goes from their field to their hand (Reclaim)." in told_them
     assert not any("trash" in x for x in told_them), told_them
+
+
+# ------------------------------------------------------------------ issue 29
+
+def test_an_awakened_leader_is_told_by_the_face_in_play(db):
+    """10.2.6.1: from its awakening on, a leader is its back face -- in every line, also
+    when a finished game's whole log is told at once (a replay) or from part-way."""
+    g = make(db, P("LD-01", level=5, units=["T-002"], hand=["T-001"] * 2), P("T-L02"),
+             turn_player=1, phase="attack")
+    do(g, "end attack phase")                     # player 0's turn: level 6, awakening
+    do(g, "end main phase")
+    woke = next(i for i, e in enumerate(g.events) if e["type"] == "awaken")
+    do(g, "activate Hwaryeon, Wildfire Queen")
+    do(g, "pick Ember Squire (hand 0)")           # the discard it costs
+    mine, theirs = narrate(g, 0), narrate(g, 1)
+    assert "Your leader awakens: Hwaryeon, Ember Warlord turns to Hwaryeon, Wildfire " \
+           "Queen." in mine
+    assert "Your opponent’s leader awakens: Hwaryeon, Ember Warlord turns to Hwaryeon, " \
+           "Wildfire Queen." in theirs
+    assert "You activate Hwaryeon, Wildfire Queen." in mine
+    assert "Your opponent activates Hwaryeon, Wildfire Queen." in theirs
+    assert "Your Flame Lancer gets +2 power (Hwaryeon, Wildfire Queen)." in mine
+    for lines in (mine, theirs, narrate(g, 0, since=woke), narrate(g, 0, since=woke + 1)):
+        assert not [x for x in lines if "Ember Warlord" in x and "awakens" not in x], lines
+    # a scenario can build the leader already awakened: no awaken event to go by
+    g = make(db, P("LD-01", level=6, units=["T-002"], hand=["T-001"]), P("T-L02"),
+             phase="attack")
+    n = Narrator(g, 1)
+    do(g, "activate Hwaryeon")
+    assert "Your opponent activates Hwaryeon, Wildfire Queen." in n.new_lines()
+
+
+def _played_out(d0: str, d1: str, seed: int):
+    """A game between random movers, played to its end."""
+    return _random_game(d0, d1, seed)
+
+
+#: every pair of different bundled decks, in a fixed order
+_PAIRS = [(a, b) for a in ("ember-rush", "veil-piercers", "anvil-guild", "tide-scholars",
+                           "gale-runners", "stone-bastion", "dawn-ascent", "twilight-pact")
+          for b in ("twilight-pact", "dawn-ascent", "ember-rush", "gale-runners",
+                    "veil-piercers", "stone-bastion", "anvil-guild", "tide-scholars")
+          if a != b]
+
+
+def _leader_face_errors(g, viewer: int) -> tuple[list[str], int]:
+    """Lines that name a leader by the face it did not show at the event told, and how
+    many lines named an awakened leader (random games start unawakened)."""
+    woke = {e["player"]: i for i, e in enumerate(g.events) if e["type"] == "awaken"}
+    leaders = [g.card(p * PER) for p in (0, 1)]
+    out, backs = [], 0
+    for idx, line in Narrator(g, viewer).told_lines():
+        e = g.events[idx[0]]
+        if e["type"] == "awaken":
+            c = leaders[e["player"]]
+            if not line.endswith(f"{c.name} turns to {c.back.name}."):
+                out.append(f"the awakening names the wrong faces: {line!r}")
+            continue
+        for p, c in enumerate(leaders):
+            if c.back is None:
+                continue
+            awake = p in woke and woke[p] < idx[0]
+            right, wrong = (c.back.name, c.name) if awake else (c.name, c.back.name)
+            if wrong in line:
+                out.append(f"{line!r} names {wrong!r} while {right!r} was in play")
+            backs += awake and right in line
+    return out, backs
+
+
+def test_random_games_name_each_leader_by_the_face_in_play():
+    for c in load_card_db().cards:
+        if c.back is not None:                    # else a name check proves nothing
+            assert c.name not in c.back.name and c.back.name not in c.name
+    told_back = 0
+    for seed, (d0, d1) in enumerate(_PAIRS[:24]):
+        g = _played_out(d0, d1, seed)
+        for viewer in (0, 1):
+            errors, backs = _leader_face_errors(g, viewer)
+            assert errors == [], (seed, d0, d1, viewer)
+            told_back += backs
+    assert told_back > 5, told_back
+
+
+def test_ending_a_phase_is_told_and_the_turns_own_phases_are_not(db):
+    g = make(db, P(units=["T-002"]), P("T-L02", units=["T-001"]))
+    mine, theirs = Narrator(g, 0), Narrator(g, 1)
+    mine.seen = theirs.seen = len(g.events)
+    do(g, "end main phase")
+    assert mine.new_lines() == ["You end the main phase."]
+    assert theirs.new_lines() == ["Your opponent ends the main phase."]
+    do(g, "end attack phase")
+    told_me, told_them = mine.new_lines(), theirs.new_lines()
+    assert told_me[0] == "You end the attack phase." and \
+        told_them[0] == "Your opponent ends the attack phase."
+    # the next turn's level, draw and main phase start with no phase line
+    assert not [x for x in told_me[1:] if "phase" in x], told_me
+    start = len(g.events)
+    do(g, "end main phase")                       # the opponent's turn, told in one batch
+    do(g, "end attack phase")
+    assert narrate(g, 0, since=start)[0] == \
+        "Your opponent ends the main phase and the attack phase without attacking."
+
+
+def test_a_wraiths_return_and_a_battles_loser_are_told_once(db):
+    """Issue 29: a Wraith trashed in battle was told trashed twice (the battle line, then
+    its trash) and its return three times (Return, Return to hand, the return)."""
+    g = make(db, P(units=["T-002"]), P("T-L02", units=["DA-12"]), phase="attack")
+    n = Narrator(g, 0)
+    n.seen = len(g.events)
+    do(g, "attack with Flame Lancer")
+    do(g, "defend")
+    do(g, "end attack phase")
+    wraith = [x for x in n.new_lines() if "Wraith" in x]
+    assert wraith == [
+        "Their Wraith blocks.",
+        "Your Flame Lancer (3) beats their Wraith (1): the blocker is trashed.",
+        "Their Wraith's Return takes effect: it goes back to their hand at the end of the "
+        "turn.",
+        "Their Wraith returns to its owner’s hand (Return)."], wraith
+
+
+def test_a_unit_at_zero_power_is_told_trashed_once(db):
+    g = make(db, P(level=5, hand=["DA-14"]), P("T-L02", units=["T-001"]))
+    n = Narrator(g, 1)
+    n.seen = len(g.events)
+    do(g, "use Curse of Frailty")
+    lines = n.new_lines()
+    assert lines[-1] == "Your Ember Squire has 0 power and is trashed."
+    assert sum("trashed" in x for x in lines) == 1, lines
+
+
+def test_the_repeat_check_catches_what_issue_29_reported(db):
+    """The check below must fail on the narration the issue reported."""
+    from narration_repeats import repeats
+    g = make(db, P(units=["T-002"]), P("T-L02", units=["DA-12"]), phase="attack")
+    start = len(g.events)
+    do(g, "attack with Flame Lancer")
+    do(g, "defend")
+    do(g, "end attack phase")
+    ev = g.events
+    at = {t: next(i for i in range(start, len(ev)) if ev[i]["type"] == t and
+                  (t != "keyword" or ev[i]["keyword"] == "Return to hand"))
+          for t in ("battle", "trash", "keyword", "return_to_hand")}
+    told = [((at["battle"],), "Your Flame Lancer (3) beats their Wraith (1): the blocker "
+                              "is trashed."),
+            ((at["trash"],), "Their Wraith is trashed in battle."),
+            ((at["keyword"],), "Their Wraith's Return to hand takes effect."),
+            ((at["return_to_hand"],), "Their Wraith returns to its owner’s hand.")]
+    found = repeats(ev, told)
+    assert len(found) == 2 and "went to the trash" in found[0] and \
+        "keyword's result" in found[1], found
+    assert repeats(ev, [told[0], told[0]])        # the same line twice in a row
+    assert repeats(ev, [told[0], told[3]]) == []
+
+
+def _no_repeats(games: int) -> None:
+    from narration_repeats import narration_repeats
+    for seed in range(games):
+        d0, d1 = _PAIRS[seed % len(_PAIRS)]
+        g = _played_out(d0, d1, seed)
+        for viewer in (0, 1):
+            assert narration_repeats(g, viewer) == [], (seed, d0, d1, viewer)
+
+
+def test_random_games_tell_nothing_twice():
+    _no_repeats(40)
+
+
+@pytest.mark.slow
+def test_many_random_games_tell_nothing_twice():
+    _no_repeats(1500)
