@@ -4,10 +4,16 @@ Loading re-simulates the game and checks every recorded event, so what is shown 
 what this engine does with the recorded seed, decks and actions.  Each step is told in
 the words of the terminal game (``narrate``), from the seat of the person who played
 it (player 0 for a game between agents), and that seat is drawn at the bottom.
+
+A frame is drawn for a 100x30 terminal even though the board with both hands is taller:
+the board comes first and what happened after it, so the lines of the move, the next
+move and the prompt -- which carries the move counter, ``move 12/84`` -- are the last
+things on the screen, never scrolled off the top.
 """
 from __future__ import annotations
 
 import sys
+from typing import TextIO
 
 from .cli_cards import _db, add_cards_option
 
@@ -18,57 +24,72 @@ Commands (Enter alone = next):
   s, start       the first position     e, end       the final position
   help           this text              q, quit      leave
 """
+#: the prompt after the move counter
+KEYS = "(n)ext (p)rev (t N) (g N) (s)tart (e)nd (h)elp (q)uit: "
 
 
 def cmd_replay(args) -> int:
     from rich.console import Console
-    from rich.markup import escape
-    from .narrate import replay_seat, replay_story
     from .replay import ReplayError, load_replay
-    from .screen import board
     console = Console(highlight=False)
     try:
         rep = load_replay(args.file, _db(args.cards))
     except (ReplayError, ValueError) as e:
         print(f"replay: {e}", file=sys.stderr)
         return 2
+    return view(rep, console, args.file, summary=args.summary)
+
+
+def view(rep, console, source: str = "replay", summary: bool = False,
+         stream: TextIO | None = None) -> int:
+    """Show a loaded replay ``rep`` on a rich ``console``: every move at once with
+    ``summary``, else step through it by the commands typed (read from ``stream`` instead
+    of the terminal when given; its end leaves, as the end of input does)."""
+    from rich.markup import escape
+    from .narrate import replay_seat, replay_story
+    from .screen import board
     h = rep.header
     n = len(rep.games) - 1                  # positions 0..n; rows[i] leads from i to i+1
     seat = replay_seat(h)                   # drawn at the bottom, as in `play`
     names = [("You" if p == "you" else f"P{i} {p}") for i, p in enumerate(h["players"])]
     setup, steps = replay_story(rep, seat)
+    if steps:
+        steps[-1] = _told_end(steps[-1], rep)
     side = "your" if names[seat] == "You" else f"{names[seat]}'s"
-    console.print(f"Replay {args.file}: {h['decks'][0]['name']} ({h['players'][0]}) "
+    console.print(f"Replay {source}: {h['decks'][0]['name']} ({h['players'][0]}) "
                   f"vs {h['decks'][1]['name']} ({h['players'][1]}), seed {h['seed']}, "
                   f"{n} moves; verified against the engine. Both hands are shown; what "
                   f"happened is told from {side} side. Type help for commands.",
                   markup=False)
-    if args.summary:
+    if summary:
         for i, row in enumerate(rep.rows):
             console.print(f"{i:>4}  turn {rep.games[i].turn:>2}  "
                           f"{h['players'][row['player']]}: {_what(row)}", markup=False)
             for line in steps[i]:
                 console.print(f"        {line}", style="magenta", markup=False)
-        _result(console, rep)
+        if rep.games[-1].result is None:
+            console.print(_UNFINISHED)
         return 0
     i, draw = 0, True
     while True:
         if draw:
-            g = rep.games[i]
             console.rule(f"move {i} of {n}")
+            console.print(board(rep.games[i], seat, reveal=True,
+                                names=(names[seat], names[1 - seat])))
             told = setup if i == 0 else steps[i - 1]
             if told:
                 console.print("\n".join(told), style="magenta", markup=False)
-            console.print(board(g, seat, reveal=True, names=(names[seat], names[1 - seat])))
             if i < n:
                 row = rep.rows[i]
                 console.print(f"[bold]next:[/bold] {escape(h['players'][row['player']])} "
                               f"{escape(_what(row))}")
-            else:
-                _result(console, rep)
+            elif rep.games[i].result is None:
+                console.print(_UNFINISHED)
         try:
-            cmd = console.input("(n)ext (p)rev (t N) (g N) (s)tart (e)nd (h)elp (q)uit: ")
+            cmd = console.input(f"[bold]move {i}/{n}[/bold]  {KEYS}", stream=stream)
         except (EOFError, KeyboardInterrupt):
+            return 0
+        if stream is not None and not cmd:      # the stream's end
             return 0
         cmd = cmd.strip().lower()
         word, _, rest = cmd.partition(" ")
@@ -98,21 +119,25 @@ def cmd_replay(args) -> int:
             draw = False
 
 
+_UNFINISHED = "The replay ends before the game does."
+
+
 def _what(row) -> str:
     """A recorded move in words: the name the game gave it, or a surrender."""
     return row["name"] if row["kind"] == "action" else "surrenders"
 
 
-def _result(console, rep) -> None:
-    from rich.markup import escape
+def _told_end(lines: list[str], rep) -> list[str]:
+    """The last move's lines with the end told once: the narration's "Game over: who won —
+    why." with the number of turns the game took added (what the viewer's own result
+    line used to repeat)."""
     g = rep.games[-1]
     if g.result is None:
-        console.print("The replay ends before the game does.")
-        return
-    r = g.result
-    text = "a draw" if r == (0, 0) else f"won by {rep.header['players'][0 if r[0] > 0 else 1]}"
-    console.print(f"[bold]Result:[/bold] {escape(text)} after {g.turn} turns"
-                  f"{' (turn limit)' if g.truncated else ''}")
+        return lines
+    turns = min(g.turn, g.cfg.max_turns)        # a game cut at the limit stops before
+    out = [f"Game over after {turns} turn{'s' if turns != 1 else ''}: "
+           f"{x[len('Game over: '):]}" if x.startswith("Game over: ") else x for x in lines]
+    return out
 
 
 def add_parser(sub) -> None:
