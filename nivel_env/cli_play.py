@@ -278,7 +278,7 @@ def cmd_play(args) -> int:
     if told < len(s.log):
         console.print("\n".join(s.log[told:]), style="magenta", markup=False)
     console.rule()
-    console.print(board(g, human))
+    console.print(board(g, human, end_line=False))          # the line below tells the end
     r = s.outcome()
     console.print(f"[bold]{'You win!' if r == 'win' else 'You lose.' if r == 'loss' else 'Draw.'}"
                   f"[/bold] ({g.turn} turns, seed {s.seed})")

@@ -22,7 +22,8 @@ Commands (Enter alone = next):
   n, next        the next move          p, prev      the previous move
   t N            jump to turn N         g N          go to move N
   s, start       the first position     e, end       the final position
-  help           this text              q, quit      leave
+  card NAME      a card's full text     help         this text
+  q, quit        leave
 """
 #: the prompt after the move counter
 KEYS = "(n)ext (p)rev (t N) (g N) (s)tart (e)nd (h)elp (q)uit: "
@@ -74,8 +75,8 @@ def view(rep, console, source: str = "replay", summary: bool = False,
     while True:
         if draw:
             console.rule(f"move {i} of {n}")
-            console.print(board(rep.games[i], seat, reveal=True,
-                                names=(names[seat], names[1 - seat])))
+            console.print(board(rep.games[i], seat, reveal=True, card_text=False,
+                                end_line=False, names=(names[seat], names[1 - seat])))
             told = setup if i == 0 else steps[i - 1]
             if told:
                 console.print("\n".join(told), style="magenta", markup=False)
@@ -107,6 +108,11 @@ def view(rep, console, source: str = "replay", summary: bool = False,
             i = rep.first_step_of_turn(k) if word in ("t", "turn") else min(n, k)
         elif word in ("q", "quit", "exit"):
             return 0
+        elif word == "card":                # hands show one line a card: the rest here
+            from .cli_play import card_lookup
+            for shown in card_lookup(rep.games[i].db, rest):
+                console.print(shown)
+            draw = False
         elif word in ("h", "help", "?"):
             console.print(HELP, markup=False)
             draw = False                   # the help stays on screen until the next step

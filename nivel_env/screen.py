@@ -41,6 +41,14 @@ def unit_keywords(g, slot: int) -> list[str]:
     return sorted({keyword_label(k) for k in derived(g).keywords[slot]})
 
 
+def _battle_role(g, iid: int) -> str:
+    """'attacking' / 'blocking' for the units in the battle in progress, else ''."""
+    b = battle_info(g)
+    if b is None:
+        return ""
+    return "attacking" if iid == b.attacker else "blocking" if iid == b.defender else ""
+
+
 def _unit_cell(g, p: int, lane: int) -> Text:
     s = p * 3 + lane
     u = g.unit[s]
@@ -52,6 +60,10 @@ def _unit_cell(g, p: int, lane: int) -> Text:
     t.append(f"\nP{dv.power[s]} H{dv.hit[s]}", style="bold")
     if dv.power[s] != c.power or dv.hit[s] != c.hit:
         t.append(f" (printed {c.power}/{c.hit})", style="dim")
+    role = _battle_role(g, u)
+    if role:                                 # the battle in progress, where it is fought
+        t.append(f" {role.upper()}", style="bold reverse red" if role == "attacking"
+                 else "bold reverse blue")
     kws = unit_keywords(g, s)
     if kws:
         t.append("\n" + ", ".join(kws), style="cyan")
@@ -109,9 +121,13 @@ def hand_table(g, p: int, title: str, text: bool = False, nums=None) -> Table:
 
 
 def board(g, viewer: int, reveal: bool = False, names=("You", "Opponent"),
-          nums=None) -> Group:
+          nums=None, card_text: bool | None = None, end_line: bool = True) -> Group:
     """The position as seen by ``viewer`` (both hands with ``reveal``); ``nums`` key the
-    viewer's hand cards (``HandKeys``)."""
+    viewer's hand cards (``HandKeys``).  Hand cards show their whole text with
+    ``card_text`` (default: with ``reveal``), else one line each; ``end_line`` adds
+    "Game over: ..." to a finished game's board (a screen that tells the end itself
+    leaves it out)."""
+    card_text = reveal if card_text is None else card_text
     opp = 1 - viewer
     who = f"{names[0]}'s" if g.tp == viewer else f"{names[1]}'s"
     if names[0] == "You":
@@ -131,14 +147,14 @@ def board(g, viewer: int, reveal: bool = False, names=("You", "Opponent"),
                   *(_unit_cell(g, viewer, ln) for ln in range(3)))
     parts = [head, _side_summary(g, opp, names[1])]
     if reveal and g.hand[opp]:
-        parts.append(hand_table(g, opp, _possessive(names[1]) + " hand", text=True))
+        parts.append(hand_table(g, opp, _possessive(names[1]) + " hand", text=card_text))
     elif g.known[opp]:                 # revealed (3.1.7) or returned from an open zone
         parts.append(Text("  known in their hand: " + _names(g, g.known[opp]),
                           style="magenta"))
     parts += [lanes, _side_summary(g, viewer, names[0]),
               hand_table(g, viewer, _possessive(names[0]) + " hand" if reveal else "",
-                         text=reveal, nums=nums)]
-    if g.result is not None:
+                         text=card_text, nums=nums)]
+    if g.result is not None and end_line:
         r = g.result[viewer]
         msg = ("draw (turn limit)" if g.truncated else "draw") if r == 0 else \
             (("You win" if names[0] == "You" else f"{names[0]} wins") if r > 0

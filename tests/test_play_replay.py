@@ -203,7 +203,7 @@ def test_replay_viewer_steps_and_summarises(replay_file):
     assert "P0 a" in out and "P1 b" in out and "{'type'" not in out and " . {" not in out
     assert "You draw 5 cards." in out and "-- Turn 1:" in out
     # help stays on screen: the next thing after it is the prompt, not a board
-    after_help = out.rsplit("q, quit      leave", 1)[1]
+    after_help = out.rsplit("q, quit        leave", 1)[1]
     assert after_help.strip().startswith("move 7/") and \
         after_help.index("(n)ext") < after_help.index(" of ")
     r = run(["replay", str(path), "--summary"], "")
