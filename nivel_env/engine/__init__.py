@@ -19,9 +19,11 @@ from .errors import IllegalActionError, ScenarioError
 from .rng import seed_state
 from .state import Decision, Game
 from . import keywords  # registers the sub-keywords' handlers at the trigger points (hooks.py)
+# explanations for the screens, read from what a player may see (explain, legal, forecast)
+from .explain import unit_keywords
 
 __all__ = ["Decision", "Game", "IllegalActionError", "N_ACTIONS", "RuleConfig", "ScenarioError",
-           "actions", "keywords", "new_game"]
+           "actions", "keywords", "new_game", "unit_keywords"]
 
 
 def blank_game(db: CardDB, defs: list, seed: int, config: RuleConfig | None) -> Game:

@@ -10,7 +10,8 @@ in a cycle.
 Per-keyword points (a handler per term; called for each keyword instance on the unit, in
 the order the unit has them):
 
-* ``UNIT_PLACED[term](g, p, iid, k)`` -- a unit was placed (3.5.3) with printed keyword k;
+* ``UNIT_PLACED[term](g, p, iid, k)`` -- a unit was placed (3.5.3) having keyword k
+  (printed, or granted by a passive ability);
 * ``LEFT_FIELD[term](g, p, iid, k, by_battle, by_effect, other)`` -- a unit with keyword k
   was trashed from the field (``other``: the unit it battled, else -1).
 

@@ -27,7 +27,7 @@ from . import const as K
 from .hidden import who_sees
 from .hooks import PASSIVE
 from .leader import change_level
-from .match import condition, matches, select, unit_slot, value
+from .match import condition, gates_ok, matches, select, unit_slot, value
 from .rng import shuffle
 from .stats import scaled
 from .zones import draw, leave_field, move, trash_from_field
@@ -418,8 +418,13 @@ def passive_modify(g, p, self_iid, act, pw, ht, na, kws, cant, size):
 
 
 def passive_grant(g, p, self_iid, act, pw, ht, na, kws, cant, size):
+    """A granted sub-keyword with ``while`` gates applies only while they hold for the unit
+    that has it (10.1.8-10.1.15: gates are conditions a continuous effect is valid under),
+    as for one an effect grants (``stats._apply_mods``)."""
+    k = act.keyword
     for s in _units(g, p, self_iid, act):
-        kws[s] = kws[s] + (act.keyword,)
+        if not k.gates or gates_ok(g, s // 3, g.unit[s], k.gates):
+            kws[s] = kws[s] + (k,)
 
 
 def passive_prohibit(g, p, self_iid, act, pw, ht, na, kws, cant, size):

@@ -157,14 +157,17 @@ def trigger_timing(g, iid: int, timing: str) -> None:
 
 
 def place_unit(g, iid: int, lane: int) -> None:
-    """A unit card enters a unit zone (3.5.3): Entry (10.1.2.2), then its printed
-    sub-keywords' handlers (Credit, 10.2.6.4.3)."""
+    """A unit card enters a unit zone (3.5.3): Entry (10.1.2.2), then the handlers of the
+    sub-keywords it has as it arrives (Credit, 10.2.6.4.3): its printed ones and those a
+    passive ability grants it (10.2.6.4.2: Credit is a continuous effect of the unit, from
+    wherever it comes), as leaving the field reads them (``trash_from_field``)."""
     move(g, iid, K.Z_UNIT, lane)
     g.log.append({"type": "place", "card": g.card(iid).id, "iid": iid, "player": iid // K.PER,
                   "lane": lane})
     trigger_timing(g, iid, m.ENTRY)
     p = iid // K.PER
-    for k in g.card(iid).subkeywords:
+    ensure(g)
+    for k in g.kws[p * 3 + lane]:
         h = UNIT_PLACED.get(k.term)
         if h is not None:
             h(g, p, iid, k)
