@@ -1,14 +1,18 @@
 """The engine's explanations for the screens: a unit's keywords as they act
-(engine.explain.unit_keywords) -- and the two grant paths that did not act like the others
+(engine.explain.unit_keywords) and why a hand card cannot be played
+(engine.legal.play_blockers) -- and the two grant paths that did not act like the others
 (a passive's grant ignored its `while` gates; a Credit a passive grants did not draw on
 placement)."""
+import random
+
 import pytest
 
-from conftest import TEST_POOL, P, do, make
-from nivel_env.cards import load_card_db
+from conftest import TEST_POOL, P, do, make, names, to_attack
+from nivel_env.cards import load_card_db, load_deck
 from nivel_env.cards.db import bundled_card_files
+from nivel_env.cards.deck import list_decks
 from nivel_env.cards.vocab import SUBKEYWORDS
-from nivel_env.engine import unit_keywords
+from nivel_env.engine import actions as A, new_game, play_blockers, unit_keywords
 from nivel_env.engine.explain import STACKING
 from nivel_env.engine.view import derived
 from nivel_env.primer import keyword_label
@@ -126,3 +130,106 @@ def test_how_instances_combine_and_their_order(xdb):
 
 def test_every_sub_keyword_says_how_its_instances_combine():
     assert set(STACKING) == {t.key for t in SUBKEYWORDS}
+
+
+# ------------------------------------------------------------------ play_blockers
+
+def test_cost_over_the_free_size_names_size_and_cost_in_use(xdb):
+    # size 7 (level 5 + 2 damage), cost in use 4 (two 2-cost skills in the skill zone)
+    g = make(xdb, P(level=5, damage=["T-001"] * 2, skills=["T-019", "T-019"],
+                    hand=["X-5", "T-001"]), P("T-L02"))
+    assert play_blockers(g, 0) == {0: "costs 5; size 7 with 4 in use leaves 3"}
+    g = make(xdb, P(level=2, units=["T-001"], hand=["X-PLATE", "T-020"]), P("T-L02"))
+    assert play_blockers(g, 0) == {0: "costs 4; size 2 with 1 in use leaves 1"}
+
+
+def test_an_upgrade_counts_what_it_frees(xdb):
+    # size 5, three 1-cost units (3 in use): 2 left, 3 when replacing a 1-cost unit
+    g = make(xdb, P(level=5, units=["T-001"] * 3, hand=["X-5"]), P("T-L02"))
+    assert play_blockers(g, 0) == {
+        0: "costs 5; size 5 with 3 in use leaves 2 (3 replacing Ember Squire in lane 0)"}
+
+
+def test_an_upgrade_must_cost_more_and_a_lane_takes_one_placement_a_turn(xdb):
+    g = make(xdb, P(level=9, units=["X-3", "T-002", None], hand=["T-001", "T-002"]),
+             P("T-L02"))
+    assert play_blockers(g, 0) == {}
+    do(g, "play Ember Squire (hand 0) -> lane 2")
+    assert play_blockers(g, 0) == {                               # 6.4.1.1.3 with 3.5.5
+        0: "lane 2 already had a unit placed this turn, and an upgrade must cost more than "
+           "the unit it replaces (Middle Guard in lane 0 costs 3, Flame Lancer in lane 1 "
+           "costs 2)"}
+    g = make(xdb, P(level=9, hand=["T-001"] * 4), P("T-L02"))
+    for lane in range(3):
+        do(g, f"play Ember Squire (hand 0) -> lane {lane}")
+    assert play_blockers(g, 0) == {0: "each of your lanes already had a unit placed this turn"}
+
+
+def test_an_item_needs_a_unit_it_may_equip(xdb):
+    g = make(xdb, P(level=9, hand=["FI-20"]), P("T-L02"))
+    assert play_blockers(g, 0) == {0: "you have no unit to equip it to"}
+    g = make(xdb, P(level=9, units=["T-001"], hand=["WA-20", "FI-20"]), P("T-L02"))
+    assert play_blockers(g, 0) == {0: "it equips only to a mage unit, and none of your "
+                                      "units is one"}
+    g = make(xdb, P(level=1, hand=["X-PLATE"]), P("T-L02"))        # no unit beats cost
+    assert play_blockers(g, 0) == {0: "you have no unit to equip it to"}
+
+
+def test_a_skill_needs_its_condition_and_something_to_do(xdb):
+    g = make(xdb, P(level=4, hand=["LI-18", "T-019"]), P("T-L02"))
+    assert play_blockers(g, 0) == {
+        0: "its condition is not met: your level is at least 5",
+        1: "nothing it does can be carried out now (no legal target)"}
+    g = make(xdb, P(level=5, hand=["LI-18", "T-019"]), P("T-L02", units=["T-001"]))
+    assert play_blockers(g, 0) == {}
+
+
+def test_outside_ones_own_main_phase_nothing_is_played(xdb):
+    g = make(xdb, P(level=9, hand=["T-001", "T-020"], units=["T-001"]),
+             P("T-L02", hand=["T-001"]))
+    assert play_blockers(g, 1) == {0: "cards are played in your main phase"}
+    to_attack(g)
+    assert set(play_blockers(g, 0).values()) == {"cards are played in your main phase"}
+
+
+def test_while_an_effect_waits_for_a_choice_nothing_is_played(xdb):
+    g = make(xdb, P(level=9, hand=["T-020", "T-001"], units=["T-001", "T-001"]), P("T-L02"))
+    [skill] = [n for n in names(g) if "hand 0" in n]
+    do(g, skill)                                 # "choose one of your units": a pick
+    assert g.decision_name == "pick"
+    assert play_blockers(g, 0) == {
+        0: "cards are played once the effect or choice in progress is done"}
+
+
+def _random_positions(seeds, every=1):
+    """(game, seed) at every ``every``-th decision of seeded random games between the
+    bundled decks."""
+    decks = [load_deck(n) for n in list_decks()]
+    for seed in seeds:
+        g = new_game(decks[seed % len(decks)], decks[(seed * 5 + 3) % len(decks)], seed=seed)
+        r = random.Random(seed)
+        n = 0
+        while not g.is_terminal():
+            if n % every == 0:
+                yield g, seed
+            n += 1
+            g.apply_action(r.choice(g.legal_actions()))
+
+
+def test_play_blockers_agree_with_the_legal_moves_in_random_games():
+    checked, reasons = 0, set()
+    for g, _seed in _random_positions(range(40)):
+        legal = g.legal_actions()
+        playable = {(a - A.PLAY) // A.PLAY_TARGETS for a in legal if A.PLAY <= a < A.ACTIVATE}
+        for p in (0, 1):
+            blocked = play_blockers(g, p)
+            assert all(isinstance(v, str) and v for v in blocked.values())
+            if g.decision_name == "main" and g.current_player == p:
+                for h in range(len(g.hand[p])):
+                    assert (h in playable) == (h not in blocked), (h, blocked, legal)
+                    checked += 1
+                reasons.update(v.split(";")[0].split(" ")[0] for v in blocked.values())
+            else:
+                assert set(blocked) == set(range(len(g.hand[p])))
+    assert checked > 5000
+    assert {"costs", "nothing", "an", "lane", "you", "each", "its", "it"} <= reasons

@@ -21,9 +21,10 @@ from .state import Decision, Game
 from . import keywords  # registers the sub-keywords' handlers at the trigger points (hooks.py)
 # explanations for the screens, read from what a player may see (explain, legal, forecast)
 from .explain import unit_keywords
+from .legal import play_blockers
 
 __all__ = ["Decision", "Game", "IllegalActionError", "N_ACTIONS", "RuleConfig", "ScenarioError",
-           "actions", "keywords", "new_game", "unit_keywords"]
+           "actions", "keywords", "new_game", "play_blockers", "unit_keywords"]
 
 
 def blank_game(db: CardDB, defs: list, seed: int, config: RuleConfig | None) -> Game:

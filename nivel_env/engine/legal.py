@@ -5,6 +5,9 @@ calling ``apply_action`` here, so nothing below runs for an illegal id.
 from __future__ import annotations
 
 from ..cards import model as m
+from ..cards.phrases import noun_phrase
+from ..cards.text import render_condition
+from ..cards.vocab import CONDITION_BY_KEY, GATE
 from . import actions as A, combat, const as K, effects
 from .flow import mulligan, run
 from .match import condition, gates_ok, matches
@@ -28,6 +31,13 @@ def field_cost(g, p: int) -> int:
     for iid in g.skill[p]:
         total += cards[defs[iid]].cost
     return total
+
+
+def replaced_cost(g, s: int) -> int:
+    """Cost an upgrade of the unit in slot ``s`` frees: the unit's and its items'
+    (6.4.1.1.2.1: they do not count towards the new card's payment)."""
+    cards, defs = g.db.cards, g.defs
+    return cards[defs[g.unit[s]]].cost + sum(cards[defs[i]].cost for i in g.items[s])
 
 
 def activated_list(g, p: int, source: int) -> list:
@@ -89,8 +99,7 @@ def _plays(g, out: list) -> None:
                 cc = cards[defs[cur]]
                 if c.cost <= cc.cost:                           # 3.5.5
                     continue
-                freed = cc.cost + sum(cards[defs[i]].cost for i in g.items[p * 3 + lane])
-                if c.cost <= room + freed:                      # 6.4.1.1.2.1
+                if c.cost <= room + replaced_cost(g, p * 3 + lane):    # 6.4.1.1.2.1
                     out.append(base + lane)
         elif c.type == m.ITEM:
             if c.cost > room:
@@ -104,6 +113,122 @@ def _plays(g, out: list) -> None:
             if c.cost <= room and (ab.condition is None or condition(g, p, iid, ab.condition)) \
                     and any(possible(g, p, iid, a) for a in ab.actions):    # 8.1.3.1.2
                 out.append(base + A.SKILL_TARGET)
+
+
+def play_blockers(g, p: int) -> dict:
+    """Why each card of ``p``'s hand cannot be played now: hand slot -> a short reason in
+    plain English, for the hand cards with no legal play action; a card with one is absent.
+
+    Which cards are absent is ``_plays``'s answer (the play actions ``legal_actions``
+    offers), so the two cannot disagree; the reason reads the same quantities: size and
+    cost in use as the screens show them (``derived(g).size[p]``, ``field_cost``).  When
+    several things stop a card, the reason is the first of:
+
+    1. nothing is played now: not ``p``'s main phase (6.4.1.1), the game over, or an
+       effect or choice in progress (plays are made between them, 6.4.1);
+    2. what the board lacks: a unit -- a lane that has not had a card placed this turn
+       (6.4.1.1.3); an item -- a unit of yours (3.5.6), then one meeting its equip
+       condition (3.5.6); a skill -- its condition, then something its effect can do now
+       (8.1.3.1.2, judged as the legal moves judge it: docs/rulings.md R13, R17);
+    3. cost: more than the size leaves free (4.7, 6.4.1.1.2); for a unit, over the best
+       lane still open, counting what an upgrade there frees (6.4.1.1.2.1);
+    4. a unit whose every open lane holds a unit costing as much or more: an upgrade must
+       cost more than the unit it replaces (3.5.5).
+
+    So the reason is the most basic obstacle, and among a unit's lanes the one closest to
+    working.  It names only ``p``'s own hand cards and public facts: show it to ``p``.
+    """
+    hand = g.hand[p]
+    if not hand:
+        return {}
+    why = ""
+    if g.result is not None:
+        why = "the game is over"
+    elif g.tp != p or g.phase != K.MAIN:
+        why = "cards are played in your main phase"                    # 6.4.1.1
+    elif g.dec[0] != K.D_MAIN:
+        why = "cards are played once the effect or choice in progress is done"   # 6.4.1
+    if why:
+        return {h: why for h in range(len(hand))}
+    out: list = []
+    _plays(g, out)
+    playable = {(a - A.PLAY) // A.PLAY_TARGETS for a in out}
+    return {h: _why_not(g, p, h, iid) for h, iid in enumerate(hand) if h not in playable}
+
+
+def _cost_text(cost: int, size: int, used: int, also: str = "") -> str:
+    left = size - used
+    return f"costs {cost}; size {size} with {used} in use leaves " \
+           f"{left if left >= 0 else 'nothing'}{also}"
+
+
+def _why_not(g, p: int, h: int, iid: int) -> str:
+    """The reason one hand card has no play (``play_blockers``'s order)."""
+    c = g.card(iid)
+    size, used = g.size[p], field_cost(g, p)
+    room = size - used                                                   # 4.7, 6.4.1.1.2
+    why = ""
+    if c.type == m.UNIT:
+        why = _unit_blocker(g, p, c, size, used, room)
+    elif c.type == m.ITEM:
+        units = [g.unit[p * 3 + lane] for lane in range(3) if g.unit[p * 3 + lane] >= 0]
+        if not units:
+            why = "you have no unit to equip it to"                      # 3.5.6
+        elif not any(c.equip is None or matches(g, u, c.equip) for u in units):
+            why = f"it equips only to a {noun_phrase(c.equip, 'unit', False)}, " \
+                  f"and none of your units is one"                        # 3.5.6
+        elif c.cost > room:
+            why = _cost_text(c.cost, size, used)
+    elif c.type == m.SKILL:
+        ab = c.effect
+        if ab.condition is not None and not condition(g, p, iid, ab.condition):
+            why = f"its condition is not met: {_condition_text(ab.condition)}"
+        elif not any(possible(g, p, iid, a) for a in ab.actions):       # 8.1.3.1.2
+            why = "nothing it does can be carried out now (no legal target)"
+        elif c.cost > room:
+            why = _cost_text(c.cost, size, used)
+    if not why:
+        raise RuntimeError(f"play_blockers: hand {h} ({c.id} {c.name}, a {c.type}) has no "
+                           f"legal play but no known reason: legal._plays checks something "
+                           f"legal._why_not does not")
+    return why
+
+
+def _unit_blocker(g, p: int, c, size: int, used: int, room: int) -> str:
+    placed = g.placed[p]
+    open_lanes = [lane for lane in range(3) if not placed >> lane & 1]   # 6.4.1.1.3
+    if not open_lanes:
+        return "each of your lanes already had a unit placed this turn"
+    best = None                                  # (room there, lane, unit it replaces)
+    lower = []                                   # open lanes whose unit costs as much or more
+    for lane in open_lanes:
+        cur = g.unit[p * 3 + lane]
+        if cur < 0:
+            fit = (room, 1, lane, cur)             # an empty lane first on a tie
+        elif c.cost > g.card(cur).cost:                                  # 3.5.5
+            fit = (room + replaced_cost(g, p * 3 + lane), 0, lane, cur)  # 6.4.1.1.2.1
+        else:
+            lower.append((lane, g.card(cur)))
+            continue
+        if best is None or fit[:2] > best[:2]:
+            best = fit
+    if best is not None:
+        left, _, lane, cur = best
+        if c.cost <= left:
+            return ""                            # it fits there: _plays would offer it
+        also = f" ({left} replacing {g.card(cur).name} in lane {lane})" if cur >= 0 else ""
+        return _cost_text(c.cost, size, used, also)
+    units = ", ".join(f"{u.name} in lane {lane} costs {u.cost}" for lane, u in lower)
+    closed = [str(lane) for lane in range(3) if placed >> lane & 1]
+    head = f"lane {' and '.join(closed)} already had a unit placed this turn, and " \
+        if closed else ""
+    return f"{head}an upgrade must cost more than the unit it replaces ({units})"
+
+
+def _condition_text(cond) -> str:
+    text = render_condition(cond)
+    term = CONDITION_BY_KEY[cond.kind]
+    return f"{text} ({term.what})" if term.kind == GATE else text
 
 
 def _activations(g, out: list, timing: str) -> None:
