@@ -1,9 +1,10 @@
 """The engine's explanations for the screens: a unit's keywords as they act
-(engine.explain.unit_keywords) and why a hand card cannot be played
-(engine.legal.play_blockers) -- and the two grant paths that did not act like the others
-(a passive's grant ignored its `while` gates; a Credit a passive grants did not draw on
-placement)."""
+(engine.explain.unit_keywords), why a hand card cannot be played (engine.legal.play_blockers)
+and what a battle will do (engine.forecast.battle_forecast) -- and the two grant paths that
+did not act like the others (a passive's grant ignored its `while` gates; a Credit a
+passive grants did not draw on placement)."""
 import random
+from itertools import islice
 
 import pytest
 
@@ -12,8 +13,10 @@ from nivel_env.cards import load_card_db, load_deck
 from nivel_env.cards.db import bundled_card_files
 from nivel_env.cards.deck import list_decks
 from nivel_env.cards.vocab import SUBKEYWORDS
-from nivel_env.engine import actions as A, new_game, play_blockers, unit_keywords
+from nivel_env.engine import (BattleForecast, actions as A, battle_forecast, new_game,
+                              play_blockers, unit_keywords)
 from nivel_env.engine.explain import STACKING
+from nivel_env.engine.hidden import determinize, substitute
 from nivel_env.engine.view import derived
 from nivel_env.primer import keyword_label
 
@@ -233,3 +236,204 @@ def test_play_blockers_agree_with_the_legal_moves_in_random_games():
                 assert set(blocked) == set(range(len(g.hand[p])))
     assert checked > 5000
     assert {"costs", "nothing", "an", "lane", "you", "each", "its", "it"} <= reasons
+
+
+# -------------------------------------------------------------------- battle_forecast
+
+def _battle(db, attacker, blocker, **kw):
+    g = make(db, P(units=[attacker], **kw.pop("p0", {})),
+             P("T-L02", units=[blocker], **kw.pop("p1", {})), phase="attack")
+    do(g, "attack with")
+    return g
+
+
+def test_a_plain_win_a_tie_and_a_loss(xdb):
+    win = battle_forecast(_battle(xdb, "T-001", "T-016"))     # 2 vs 2: a tie
+    assert isinstance(win, BattleForecast) and win.power == 2 and win.hit == 1
+    [b] = win.blocks
+    assert (b.attacker_power, b.blocker_power, b.trashed) == (2, 2, ("blocker",))  # 7.4.3
+    assert "equal powers: the attacker wins ties" in b.notes
+    [b] = battle_forecast(_battle(xdb, "X-3", "T-001")).blocks       # 3 vs 2
+    assert (b.trashed, b.damage, b.notes) == (("blocker",), 0, ())
+    [b] = battle_forecast(_battle(xdb, "T-001", "X-3")).blocks       # 2 vs 3
+    assert (b.attacker_power, b.blocker_power, b.trashed) == (2, 3, ("attacker",))
+
+
+def test_unblocked_damage_is_the_hit_and_infiltrate_draws(xdb):
+    f = battle_forecast(_battle(xdb, "X-5", "T-001"))
+    assert (f.unblocked.damage, f.unblocked.draws, f.defending_player) == (2, 0, 1)
+    assert f.unblocked.notes == ()
+    g = _battle(xdb, {"card": "T-001", "items": ["WI-14"]}, "X-3",
+                p1={"damage": ["T-001"] * 9})  # Wind Blade: Infiltrate 1, +1 power
+    f = battle_forecast(g)
+    assert (f.power, f.hit, f.unblocked.damage, f.unblocked.draws) == (3, 1, 1, 1)
+    assert f.unblocked.notes == (
+        "Infiltrate 1: the attacking player draws 1",
+        "with 9 damage already, the defending player reaches 10 and loses unless a trigger "
+        "card revealed as damage stops it")
+
+
+def test_pierce_goes_through_a_won_battle_at_its_highest(xdb):
+    g = _battle(xdb, {"card": "T-002", "items": ["X-SPEAR"]}, "T-001")
+    [b] = battle_forecast(g).blocks
+    assert (b.trashed, b.damage) == (("blocker",), 2)             # 10.2.3.2.2-3
+    d = len(g.damage[1])
+    do(g, "defend")
+    assert len(g.damage[1]) == d + 2
+
+
+def test_plunder_draws_on_a_won_battle_and_berserker_must_attack_again(xdb):
+    [b] = battle_forecast(_battle(xdb, "T-003", "T-001")).blocks    # Raider of Ash
+    assert (b.trashed, b.damage, b.draws) == (("blocker",), 0, 1)   # 10.2.3.3.2
+    assert b.notes == ("Plunder 1: the attacking player draws 1",)
+    [b] = battle_forecast(_battle(xdb, "T-001", "T-003")).blocks    # lost: no Plunder
+    assert (b.trashed, b.draws) == (("attacker",), 0)
+    f = battle_forecast(_battle(xdb, "X-TWICE", "T-001"))           # 2 attacks a turn
+    assert f.notes == ("Berserker: if it survives, the attacking player must attack with "
+                       "it again before ending the attack phase",)
+
+
+def test_mutual_destruction_and_finale(xdb):
+    [b] = battle_forecast(_battle(xdb, "T-001", "T-008")).blocks    # cost 1 vs cost 2
+    assert b.trashed == ("blocker", "attacker")
+    assert "Mutual Destruction: the blocker (cost 2) takes the attacker (cost 1) with it" \
+        in b.notes
+    [b] = battle_forecast(_battle(xdb, "T-002", "T-024")).blocks    # 3 vs 3, Finale
+    assert (b.trashed, b.damage) == (("blocker",), 0)
+    assert b.notes[0].startswith("Finale:")
+
+
+def test_guardian_options_one_per_way_to_pay(xdb):
+    g = make(xdb, P(units=[None, "X-3"]),
+             P("T-L02", units=[{"card": "T-023", "items": ["X-SHIELD"]}, "T-001",
+                               "T-021"], hand=["T-001"]), phase="attack")
+    do(g, "attack with")
+    assert g.decision_name == "guardian"
+    f = battle_forecast(g)
+    enc, offset, barrier = f.blocks            # the encounter unit first, then by lane
+    assert (enc.lane, enc.guardian, enc.paid, enc.trashed) == (1, None, (), ("blocker",))
+    # Coral Knight has 4 + 3 power with its Tower Shield; Offset trashes the Shield
+    assert derived(g).power[3] == 7
+    shield = g.items[3][0]
+    assert (offset.lane, offset.guardian.guardian, offset.paid) == (0, "offset", (shield,))
+    assert (offset.attacker_power, offset.blocker_power, offset.trashed) == \
+        (3, 4, ("attacker",))
+    assert offset.notes == ("to block, it trashes its item Tower Shield",)
+    assert (barrier.lane, barrier.guardian.guardian, barrier.paid, barrier.blocker_power,
+            barrier.trashed) == (2, "barrier", (), 3, ("blocker",))
+    assert barrier.notes[0] == "to block, its player discards 1 card; powers are as " \
+                               "before the discard"
+    do(g, "Coral Knight")                      # one Shield: paid without a pick
+    [battle] = [e for e in g.events if e["type"] == "battle"]
+    assert (battle["result"], battle["attacker_power"], battle["defender_power"]) == \
+        ("attacker_trashed", 3, 4)
+    g = make(xdb, P(units=[None, "X-3"]),
+             P("T-L02", units=[{"card": "T-023", "items": ["X-SHIELD"]}, "T-001",
+                               "T-022"]), phase="attack")
+    do(g, "attack with")
+    sacrifice = [b for b in battle_forecast(g).blocks if b.lane == 2]
+    assert sorted(b.paid for b in sacrifice) == sorted(((g.unit[3],), (g.unit[4],)))
+
+
+def test_duelist_and_breakthrough(xdb):
+    f = battle_forecast(_battle(xdb, "T-005", "X-3"))      # Duelist, Breakthrough[power <= 2]
+    assert f.unblocked is None                              # 10.2.3.5.3: it must block
+    assert f.notes == ("Duelist: no Guardian may block, and the encounter unit must block "
+                       "if it can", "Breakthrough: units with power 2 or less may not block")
+    g = make(xdb, P(units=[{"card": "X-3", "items": ["EA-09"]}]),
+             P("T-L02", units=["T-001", "T-022"]), phase="attack")
+    do(g, "attack with")                        # Runic Blade: Breakthrough[power <= 3], +1
+    f = battle_forecast(g)
+    assert g.decision_name == "guardian"
+    assert f.notes == ("Breakthrough: units with power 3 or less may not block",
+                       "the encounter unit may not block: Breakthrough")
+    [b] = f.blocks                              # only the Stone Sentinel, paying with it
+    assert (b.lane, b.paid, b.attacker_power, b.blocker_power, b.trashed) == \
+        (1, (g.unit[3],), 4, 4, ("blocker",))
+
+
+def test_the_forecast_changes_nothing_and_is_none_without_a_battle(xdb):
+    g = _battle(xdb, "T-002", "T-001")
+    before, legal = g.to_dict(), g.legal_actions()
+    battle_forecast(g)
+    play_blockers(g, 0)
+    play_blockers(g, 1)
+    assert g.to_dict() == before and g.legal_actions() == legal
+    assert battle_forecast(make(xdb, P(), P("T-L02"))) is None
+
+
+def _until_battle_end(c, rng, start):
+    """Play ``c`` on (random choices) until its battle is over; the events from ``start``
+    to the battle's end."""
+    while c.battle is not None and not c.is_terminal():
+        c.apply_action(rng.choice(c.legal_actions()))
+    ev = c.events[start:]
+    ends = [i for i, e in enumerate(ev) if e["type"] == "battle_end"]
+    return ev[:ends[0] + 1] if ends else ev
+
+
+def _effect_fired(events) -> bool:
+    """An ability's effect or a trigger card resolved: the forecast does not foresee them."""
+    return any(e["type"] == "effect" or (e["type"] == "damage" and e["trigger"])
+               for e in events)
+
+
+def test_the_forecast_matches_what_the_battle_does_in_random_games():
+    """At every defense decision: play the block (and no block) on a clone.  Where no
+    ability's effect and no trigger card resolved during that battle -- the things the
+    forecast says it cannot foresee -- who is trashed (by the battle, Finale or Mutual
+    Destruction), the Pierce damage and the unblocked damage must be as forecast."""
+    outcomes = {}
+    skipped = 0
+    for g, seed in _random_positions(range(60)):
+        if g.decision_name != "defense":
+            continue
+        f = battle_forecast(g)
+        lane, must = g.dec[2], g.dec[3]
+        [b] = [b for b in f.blocks if b.guardian is None]
+        assert b.lane == lane and (f.unblocked is None) == must
+        c = g.clone()
+        start = len(c.events)
+        c.apply_action(A.DEFEND + lane)
+        ev = _until_battle_end(c, random.Random(seed), start)
+        if _effect_fired(ev):
+            skipped += 1
+        else:
+            trashed = {who for e in ev if e["type"] == "trash"
+                       for who, iid in (("attacker", f.attacker), ("blocker", b.blocker))
+                       if e["iid"] == iid}
+            assert trashed == set(b.trashed), (seed, b, ev)
+            pierce = sum(e["value"] for e in ev if e["type"] == "keyword" and
+                         e["keyword"] == "Pierce")
+            assert pierce == b.damage
+            outcomes[b.trashed] = outcomes.get(b.trashed, 0) + 1
+        if not must:
+            c = g.clone()
+            start = len(c.events)
+            c.apply_action(A.PASS)
+            ev = _until_battle_end(c, random.Random(seed), start)
+            if not _effect_fired(ev):
+                [e] = [e for e in ev if e["type"] == "battle"]
+                assert (e["result"], e["damage"]) == ("unblocked", f.unblocked.damage)
+                outcomes["unblocked"] = outcomes.get("unblocked", 0) + 1
+    assert outcomes[("blocker",)] > 100 and outcomes[("attacker",)] > 100
+    assert outcomes["unblocked"] > 200
+    assert skipped < sum(outcomes.values()) / 4
+
+
+def test_play_blockers_and_the_forecast_read_only_what_the_seat_may_see():
+    compared = 0
+    for g, seed in islice(_random_positions(range(300, 306), every=3), 400):
+        if g.decision_name == "main":
+            p = g.current_player
+            want = play_blockers(g, p)
+            for w in (substitute(g, p, seed), determinize(g, p, seed)):
+                assert play_blockers(w, p) == want
+                compared += 1
+        if g.battle is not None:
+            want = battle_forecast(g)
+            for p in (0, 1):
+                for w in (substitute(g, p, seed), determinize(g, p, seed)):
+                    assert battle_forecast(w) == want
+                    compared += 1
+    assert compared > 100

@@ -21,10 +21,12 @@ from .state import Decision, Game
 from . import keywords  # registers the sub-keywords' handlers at the trigger points (hooks.py)
 # explanations for the screens, read from what a player may see (explain, legal, forecast)
 from .explain import unit_keywords
+from .forecast import BattleForecast, BlockOutcome, Unblocked, battle_forecast
 from .legal import play_blockers
 
-__all__ = ["Decision", "Game", "IllegalActionError", "N_ACTIONS", "RuleConfig", "ScenarioError",
-           "actions", "keywords", "new_game", "play_blockers", "unit_keywords"]
+__all__ = ["BattleForecast", "BlockOutcome", "Decision", "Game", "IllegalActionError",
+           "N_ACTIONS", "RuleConfig", "ScenarioError", "Unblocked", "actions",
+           "battle_forecast", "keywords", "new_game", "play_blockers", "unit_keywords"]
 
 
 def blank_game(db: CardDB, defs: list, seed: int, config: RuleConfig | None) -> Game:
