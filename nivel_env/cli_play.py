@@ -64,7 +64,13 @@ def inspect(g, viewer: int, what: str, nums=None) -> list:
         i = int(w[1:])
         keys = list(nums) if nums is not None else list(range(len(g.hand[viewer])))
         if i in keys:
-            return [card_panel(g, g.hand[viewer][keys.index(i)])]
+            from .engine import play_blockers
+            h = keys.index(i)
+            d = g.decision
+            why = play_blockers(g, viewer).get(h) if d is not None and d.kind == "main" \
+                and g.current_player == viewer else None
+            return [card_panel(g, g.hand[viewer][h])] + \
+                ([Text(f"Can't be played now: {why}.", style="italic")] if why else [])
         have = ", ".join(f"h{k}" for k in sorted(keys)) or "empty"
         return [Text(f"no card h{i} in your hand ({have})", style="red")]
     if w in ("0", "1", "2"):
@@ -157,9 +163,10 @@ def _screen(console, g, human: int, legal: list[int], nums, hint=None) -> None:
     its part of the game comes up), and the moves: in two columns only when one would
     push the board off a screen of ``console.height``."""
     from rich.text import Text
-    from .screen import board, decision_line, moves_table
-    shown = board(g, human, nums=nums)
-    notes = []
+    from .screen import board, decision_line, forecast_lines, moves_table
+    shown = board(g, human, nums=nums, why_not=True)
+    notes = [Text(line, style="cyan") for line in forecast_lines(g, human)
+             if g.decision.kind in ("defense", "guardian")]
     if hint is not None:
         if hint.lesson:
             notes.append(Text(f"Lesson: {hint.lesson}", style="yellow"))
@@ -246,7 +253,7 @@ def cmd_play(args) -> int:
             elif word == "rules":
                 _page(console, primer_text())
             elif word in ("board", "b"):
-                console.print(board(g, human, nums=nums))
+                console.print(board(g, human, nums=nums, why_not=True))
                 console.print(moves_table(g, legal, nums))
             elif word == "hint":
                 console.print(_coach_line(g, s.hint(), legal, nums), style="green",

@@ -21,7 +21,8 @@ from .cards.text import render_ability, render_action, render_card_text
 from .engine import actions as A
 from .engine import const as K
 from .engine.legal import activated_list, field_cost
-from .engine.view import battle_info, decision_info, derived
+from .engine.forecast import battle_forecast
+from .engine.view import decision_info, derived
 
 #: the guided first game: the person's deck, the opponent's, the opponent (the
 #: heuristic with 70% of its moves random: it plays the game but makes mistakes), the
@@ -102,7 +103,7 @@ class Coach:
         """One lesson a hint: the parts of the game that have come up (the main phase,
         damage once the person has taken some, the part move ``a`` belongs to) are given
         in the order they came up, one at each hint, each once."""
-        topics = (["main"] if g.dec[0] == K.D_MAIN else []) + [_topic(g, a)] + \
+        topics = (["main"] if decision_info(g).kind == K.D_MAIN else []) + [_topic(g, a)] + \
             (["damage"] if g.damage[self.seat] else [])
         for topic in topics:
             if topic is not None and topic not in self.taught and topic not in self._due:
@@ -116,7 +117,7 @@ class Coach:
 
 def _topic(g, a: int) -> str | None:
     """The part of the game a hint for move ``a`` teaches."""
-    kind = K.DECISION_NAMES[g.dec[0]]
+    kind = K.DECISION_NAMES[decision_info(g).kind]
     if kind in ("mulligan", "attack", "defense"):
         return kind
     if kind == "pick":
@@ -157,7 +158,7 @@ def _sentence(text: str) -> str:
 def why(g, a: int) -> str:
     """Why move ``a`` is the one to make now, from what the person may see."""
     p = g.current_player
-    kind = K.DECISION_NAMES[g.dec[0]]
+    kind = K.DECISION_NAMES[decision_info(g).kind]
     if a == A.KEEP:
         cheap = sum(1 for i in g.hand[p] if g.card(i).type == m.UNIT and g.card(i).cost <= 3)
         return f"Keep this hand: {cheap} of its units cost 3 or less, enough to start with."
@@ -233,27 +234,29 @@ def _why_attack(g, p: int, lane: int) -> str:
 
 
 def _why_block(g, p: int, block: bool) -> str:
-    b = battle_info(g)
-    if b is None:
+    """Why to block with the encounter unit or not, from the battle's forecast."""
+    f = battle_forecast(g)
+    if f is None:
         return "Block." if block else "Don't block."
-    s = (1 - p) * 3 + b.lane
-    dv = derived(g)
-    atk = g.card(b.attacker).name, dv.power[s], dv.hit[s]
-    mine = _unit(g, p, b.lane)
-    damage = len(g.damage[p])
-    if block:
-        if mine and mine[1] > atk[1]:
-            return f"Block with {mine[0]}: its power {mine[1]} beats their {atk[0]} " \
-                   f"({atk[1]}), which is trashed."
-        if mine and mine[1] == atk[1]:
-            return f"Block with {mine[0]}: a tie, which the attacker wins (7.4), so " \
-                   f"{mine[0]} is trashed, but their {atk[2]} damage does not get through."
-        return f"Block with {mine[0]}: you have {damage} damage, and {atk[2]} more could " \
-               f"end the game; {mine[0]} is lost holding the line."
-    if mine and mine[1] <= atk[1]:
-        return f"Don't block: your {mine[0]} ({mine[1]}) would lose to their {atk[0]} " \
-               f"({atk[1]}). Take {atk[2]} damage instead; it also grows your size."
-    return f"Don't block: take {atk[2]} damage; it also grows your size."
+    atk = f"their {g.card(f.attacker).name} ({f.power})"
+    own = next((o for o in f.blocks if o.guardian is None), None)
+    if block and own is not None:
+        mine = g.card(own.blocker).name
+        if "blocker" not in own.trashed:
+            return f"Block with {mine}: its power {own.blocker_power} beats {atk}, " \
+                   f"which is trashed."
+        through = f"only {own.damage} of its damage gets through" if own.damage else \
+            "its damage does not get through"
+        if own.blocker_power == f.power:
+            return f"Block with {mine}: a tie, which the attacker wins (7.4), so {mine} is " \
+                   f"trashed, but {through}."
+        return f"Block with {mine}: it is lost, but you have {len(g.damage[p])} damage " \
+               f"and {f.hit} more could end the game; {through}."
+    hit = f.unblocked.damage if f.unblocked is not None else f.hit
+    if own is not None and "blocker" in own.trashed:
+        return f"Don't block: your {g.card(own.blocker).name} ({own.blocker_power}) would " \
+               f"lose to {atk}. Take {hit} damage instead; it also grows your size."
+    return f"Don't block: take {hit} damage; it also grows your size."
 
 
 def _why_pick(g, p: int, a: int) -> str:

@@ -24,6 +24,9 @@ from .cards.text import render_ability, render_action, render_card_text
 from .engine import actions as A
 from .engine import const as K
 from .engine.legal import activated_list, field_cost
+from .engine.explain import unit_keywords as engine_unit_keywords
+from .engine.forecast import battle_forecast
+from .engine.legal import play_blockers
 from .engine.view import battle_info, decision_info, derived
 from .primer import keyword_label
 
@@ -37,8 +40,9 @@ def _card_name(c, style_attr: bool = True) -> Text:
 
 
 def unit_keywords(g, slot: int) -> list[str]:
-    """The sub-keywords a unit has now, values included (``Pierce 2``), sorted."""
-    return sorted({keyword_label(k) for k in derived(g).keywords[slot]})
+    """The sub-keywords that act on a unit now, values included (``Pierce 2``), in the
+    engine's order (``engine.unit_keywords``: one highest Pierce, every Credit, ...)."""
+    return [keyword_label(k) for k in engine_unit_keywords(g, slot)]
 
 
 def _battle_role(g, iid: int) -> str:
@@ -95,10 +99,13 @@ def _side_summary(g, p: int, label: str) -> Group:
     return Group(t, zones)
 
 
-def hand_table(g, p: int, title: str, text: bool = False, nums=None) -> Table:
+def hand_table(g, p: int, title: str, text: bool = False, nums=None,
+               blocked: dict | None = None) -> Table:
     """One line a card: key, name, type (T: a trigger card), cost, power/hit and the start
     of its text; with ``text`` each card's whole text (the replay viewer).  ``nums``
-    (``HandKeys``) key the cards and order them; without them, by slot."""
+    (``HandKeys``) key the cards and order them; without them, by slot.  A card in
+    ``blocked`` (hand slot -> why it cannot be played now, ``engine.play_blockers``) is
+    greyed, the reason in place of its text."""
     t = Table(title=Text(title) if title else None, box=None, show_header=False, expand=True,
               title_justify="left", padding=(0, 1), title_style="bold")
     t.add_column(justify="right", width=3, style="bold cyan")
@@ -113,6 +120,11 @@ def hand_table(g, p: int, title: str, text: bool = False, nums=None) -> Table:
         c = g.card(hand[h])
         ph = f"P{c.power}/H{c.hit}" if c.type == m.UNIT else ""
         kind = c.type + (" T" if c.trigger else "")
+        if blocked and h in blocked:
+            t.add_row(Text(_hand_key(nums, h), style="dim"), Text(c.name, style="dim"),
+                      Text(kind, style="dim"), Text(f"cost {c.cost}", style="dim"),
+                      Text(f"{ph:<8}can't play: {blocked[h]}", style="dim italic"))
+            continue
         t.add_row(_hand_key(nums, h), _card_name(c), kind, f"cost {c.cost}",
                   Text(f"{ph:<8}" + render_card_text(c).replace("\n", " · "), style="dim"))
     if not hand:
@@ -121,13 +133,18 @@ def hand_table(g, p: int, title: str, text: bool = False, nums=None) -> Table:
 
 
 def board(g, viewer: int, reveal: bool = False, names=("You", "Opponent"),
-          nums=None, card_text: bool | None = None, end_line: bool = True) -> Group:
+          nums=None, card_text: bool | None = None, end_line: bool = True,
+          why_not: bool = False) -> Group:
     """The position as seen by ``viewer`` (both hands with ``reveal``); ``nums`` key the
     viewer's hand cards (``HandKeys``).  Hand cards show their whole text with
     ``card_text`` (default: with ``reveal``), else one line each; ``end_line`` adds
     "Game over: ..." to a finished game's board (a screen that tells the end itself
-    leaves it out)."""
+    leaves it out).  With ``why_not``, in the viewer's main phase, the hand cards that
+    cannot be played are greyed with the reason (``engine.play_blockers``)."""
     card_text = reveal if card_text is None else card_text
+    d = decision_info(g)
+    blocked = play_blockers(g, viewer) if why_not and d is not None and \
+        d.kind == K.D_MAIN and d.player == viewer else None
     opp = 1 - viewer
     who = f"{names[0]}'s" if g.tp == viewer else f"{names[1]}'s"
     if names[0] == "You":
@@ -153,7 +170,7 @@ def board(g, viewer: int, reveal: bool = False, names=("You", "Opponent"),
                           style="magenta"))
     parts += [lanes, _side_summary(g, viewer, names[0]),
               hand_table(g, viewer, _possessive(names[0]) + " hand" if reveal else "",
-                         text=card_text, nums=nums)]
+                         text=card_text, nums=nums, blocked=blocked)]
     if g.result is not None and end_line:
         r = g.result[viewer]
         msg = ("draw (turn limit)" if g.truncated else "draw") if r == 0 else \
@@ -468,6 +485,37 @@ def _pick_question(g, d, key) -> str:
     return f"{source}: {text} — choose {which}{done}."
 
 
+def forecast_lines(g, viewer: int) -> list[str]:
+    """What the battle in progress will do (``engine.battle_forecast``), told to
+    ``viewer``: no block, and each unit that may block -- "Block with your Iron Guard
+    (lane 1): your 4 vs their 5, your Iron Guard is trashed".  [] without a battle."""
+    f = battle_forecast(g)
+    if f is None:
+        return []
+    defending = f.defending_player == viewer
+    mine, theirs = ("your", "their") if defending else ("their", "your")
+    attacker = f"{theirs} {g.card(f.attacker).name}"
+    out = []
+    if f.unblocked is not None:
+        u = f.unblocked
+        out.append(_with_notes(f"No block: {'you take' if defending else 'they take'} "
+                               f"{u.damage} damage", u.notes))
+    for o in f.blocks:
+        name = f"{mine} {g.card(o.blocker).name}"
+        how = f"Guardian from lane {o.lane}" if o.guardian is not None else f"lane {o.lane}"
+        fell = [name if who == "blocker" else attacker for who in o.trashed]
+        result = " and ".join(fell) + (" are" if len(fell) > 1 else " is") + " trashed" \
+            if fell else "neither is trashed"
+        out.append(_with_notes(f"Block with {name} ({how}): {mine} {o.blocker_power} vs "
+                               f"{theirs} {o.attacker_power}, {result}", o.notes))
+    out += [f"{n[:1].upper()}{n[1:]}." for n in f.notes]
+    return out
+
+
+def _with_notes(line: str, notes) -> str:
+    return f"{line} ({'; '.join(notes)})." if notes else f"{line}."
+
+
 def decision_line(g, keys: bool = True) -> str:
     """What is being asked, in words; with ``keys``, the terminal's keys for the answers
     that have one ("(e)", "(y/n)")."""
@@ -498,5 +546,5 @@ def decision_line(g, keys: bool = True) -> str:
 
 
 __all__ = ["HandKeys", "MoveRow", "board", "card_panel", "card_text", "decision_line",
-           "describe", "hand_table", "move_key", "move_name", "move_rows", "moves_table",
-           "source_name", "unit_keywords"]
+           "describe", "forecast_lines", "hand_table", "move_key", "move_name", "move_rows",
+           "moves_table", "source_name", "unit_keywords"]

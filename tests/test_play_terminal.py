@@ -165,7 +165,7 @@ def test_ending_the_turn_with_units_that_can_still_attack_asks_first():
     asked = out.index("can still attack. End the turn anyway? (y/N)")
     assert "Still your attack phase." in out[asked:]
     assert out.count("can still attack. End the turn anyway?") == 2
-    assert "You end the attack phase" in out[asked:] or "end attack phase" in out[asked:]
+    assert "You end the attack phase" in out[asked:]              # and it is told
 
 
 def test_help_and_rules_print_whole_where_the_output_is_not_a_terminal():
@@ -193,3 +193,22 @@ def test_hint_in_any_game_names_a_legal_move():
     assert r.returncode == 0, r.stderr
     said = r.stdout.split("Coach: ")[1].split("Move (")[0]
     assert "(type " in said and "Lesson" not in r.stdout      # lessons: the tutorial's
+
+
+def test_the_screen_greys_what_cannot_be_played_and_forecasts_a_block():
+    """In the main phase a hand card with no legal play stays on screen, greyed, with
+    the engine's reason; at a block the outcome of each choice is told."""
+    from nivel_env.engine import play_blockers
+    seen_reason = seen_forecast = False
+    for g, nums in _positions(30) + _positions(12, kinds=("defense",)):
+        text = _screen_text(g, nums)
+        p = g.current_player
+        if g.decision.kind == "main":
+            for reason in play_blockers(g, p).values():
+                assert f"can't play: {reason}"[:40] in " ".join(text.split())
+                seen_reason = True
+        if g.decision.kind == "defense":
+            assert "No block: you take " in text or "must" in text
+            assert "Block with your " in text and " vs their " in text
+            seen_forecast = True
+    assert seen_reason and seen_forecast
