@@ -11,7 +11,7 @@ pytest.importorskip("starlette.testclient", reason="needs the dev extra (starlet
 from starlette.testclient import TestClient  # noqa: E402
 
 from nivel_env.engine.hidden import determinize, relabel, substitute  # noqa: E402
-from nivel_env.web.app import ServerConfig, create_app  # noqa: E402
+from nivel_env.web.app import PLAYER_HEADER, ServerConfig, create_app  # noqa: E402
 from nivel_env.web.store import LimitError, Store  # noqa: E402
 from nivel_env.web.view import legal_moves, seat_view  # noqa: E402
 
@@ -21,9 +21,18 @@ def app():
     return create_app(ServerConfig(per_client=3, total=5))
 
 
+#: the page's player token: every POST and DELETE carries it (X-Nivel-Player)
+ME = {PLAYER_HEADER: "0123456789abcdef0123456789abcdef"}
+
+
+def _page(app, base_url="http://127.0.0.1", token=ME[PLAYER_HEADER]):
+    """A client as the page is one: its requests carry the player token ``token``."""
+    return TestClient(app, base_url=base_url, headers={PLAYER_HEADER: token})
+
+
 @pytest.fixture()
 def client(app):
-    return TestClient(app, base_url="http://127.0.0.1")
+    return _page(app)
 
 
 def _new(client, **kw):
@@ -239,7 +248,7 @@ def test_serve_refuses_a_missing_policy_file_and_offers_given_ones(tmp_path, cap
     assert "no.deck" in capsys.readouterr().err
     cfg = ServerConfig(opponents={"mine": ("heuristic", "mine: a test opponent")},
                        default_opponent="absent")
-    c = TestClient(create_app(cfg), base_url="http://localhost:8000")
+    c = _page(create_app(cfg), base_url="http://localhost:8000")
     o = c.get("/api/options").json()
     assert [x["name"] for x in o["opponents"]] == ["mine"] and o["default_opponent"] == "mine"
     assert c.post("/api/games", json={"opponent": "heuristic"}).status_code == 400
@@ -331,6 +340,12 @@ def test_the_web_check_catches_a_leaked_hand_and_a_leaked_seed(monkeypatch):
                                                        "note": f"rng {g.rng}"})
     errs, _ = web_hidden_errors(d0, d1, 2, every=1)
     assert errs and "generator state" in " ".join(errs), errs
+    monkeypatch.setattr(web_app, "seat_view", real)
+    # the player's list of games is asked too: a seed planted in it is caught
+    from nivel_env.web.store import Store
+    monkeypatch.setattr(Store, "ages", lambda self, e: (float(getattr(e.value, "seed", 0)), 0.0))
+    errs, _ = web_hidden_errors(d0, d1, 2, every=1)
+    assert errs and "GET /api/games carries the game's seed" in errs[0], errs
 
 
 CHUNK = 1 << 16
@@ -355,7 +370,9 @@ def _stream_post(app, path: str, chunks, headers=()) -> tuple[int, bytes, int]:
              "method": "POST", "scheme": "http", "path": path, "raw_path": path.encode(),
              "query_string": b"", "root_path": "", "client": ("127.0.0.1", 50000),
              "server": ("127.0.0.1", 8000), "state": {},
-             "headers": [(b"host", b"127.0.0.1:8000"), *headers]}
+             "headers": [(b"host", b"127.0.0.1:8000"),
+                         (PLAYER_HEADER.lower().encode(), ME[PLAYER_HEADER].encode()),
+                         *headers]}
     anyio.run(app, scope, receive, send)
     status = next(m["status"] for m in sent if m["type"] == "http.response.start")
     return status, b"".join(m.get("body", b"") for m in sent
@@ -400,10 +417,17 @@ def test_a_move_without_the_move_count_is_refused_not_played(app, client):
     r = client.post(f"/api/games/{s['id']}/move", json={"action": s["legal"][0]["action"]})
     assert r.status_code == 400 and "'moves' is required" in r.json()["error"]
     assert (session.g.to_dict(), session.moves) == before
-    r = client.post(f"/api/games/{s['id']}/move",
-                    json={"action": s["legal"][0]["action"], "moves": s["moves"] + 4})
-    assert r.status_code == 409 and f"saw {s['moves'] + 4} moves" in r.json()["error"] \
-        and "ago" not in r.json()["error"]
+    # the stale page's message reads well for any counts: "1 move", never "-4 moves ago"
+    assert s["moves"] == 1
+    for seen, words in ((5, "after 5 moves, and the game has had 1 move;"),
+                        (0, "after 0 moves, and the game has had 1 move;")):
+        r = client.post(f"/api/games/{s['id']}/move",
+                        json={"action": s["legal"][0]["action"], "moves": seen})
+        assert r.status_code == 409 and words in r.json()["error"], r.text
+        assert "ago" not in r.json()["error"] and "-" not in r.json()["error"]
+    s = _move(client, s, s["legal"][0]["action"]).json()
+    r = _move(client, {**s, "moves": 1}, s["legal"][0]["action"])
+    assert f"after 1 move, and the game has had {s['moves']} moves;" in r.json()["error"]
 
 
 def test_a_replay_of_a_deck_named_in_hangul_downloads(tmp_path):
@@ -414,7 +438,7 @@ def test_a_replay_of_a_deck_named_in_hangul_downloads(tmp_path):
     (tmp_path / "bul.deck").write_text("\n".join(lines) + "\n", encoding="utf-8")
     app = create_app(ServerConfig(decks={"bul": str(tmp_path / "bul.deck"),
                                          "stone-bastion": "stone-bastion"}))
-    c = TestClient(app, base_url="http://127.0.0.1")
+    c = _page(app)
     s = _finish(c, _new(c, deck="bul", opponent_deck="stone-bastion", seed=5))
     r = c.get(f"/api/games/{s['id']}/replay")
     assert r.status_code == 200, r.text
@@ -496,3 +520,135 @@ def test_the_web_check_is_skipped_in_one_line_without_the_web_extra(monkeypatch,
     assert len(skipped) == 1 and skipped[0].startswith("web ") \
         and 'pip install -e ".[web]"' in skipped[0], out
     assert "all checks passed" in out
+
+
+# ---------------------------------------------------------------- issue 29
+def test_a_players_games_are_listed_by_their_token_never_by_address(app):
+    """Two browsers behind one address (the TestClient's) see only their own games: the
+    id is the only key to a game, so listing by address would hand each one's games to
+    the other.  Without a token the listing, and every POST and DELETE, is refused."""
+    me, other = _page(app), _page(app, token="f" * 32)
+    a, b = _new(me, seed=1), _new(me, seed=2)
+    c = _new(other, seed=3)
+    mine = me.get("/api/games").json()["games"]
+    assert [g["id"] for g in mine] == [a["id"], b["id"]]
+    assert [g["id"] for g in other.get("/api/games").json()["games"]] == [c["id"]]
+    row = mine[0]
+    assert set(row) == {"id", "deck", "opponent_deck", "opponent", "difficulty", "turn",
+                        "over", "outcome", "your_move", "started_s", "idle_s"}
+    assert (row["deck"], row["opponent_deck"], row["opponent"], row["turn"]) == \
+        (a["deck"], a["opponent_deck"], "random", a["board"]["turn"])
+    assert row["your_move"] and not row["over"] and row["outcome"] is None
+    assert "seed" not in json.dumps(mine)
+    bare = TestClient(app, base_url="http://127.0.0.1")
+    before = len(app.state.games)
+    for r in (bare.get("/api/games"), bare.post("/api/games", json={}),
+              bare.post(f"/api/games/{a['id']}/surrender"), bare.delete(f"/api/games/{a['id']}"),
+              bare.post(f"/api/games/{a['id']}/move", json={"action": 0, "moves": a["moves"]}),
+              _page(app, token="short").get("/api/games"),
+              _page(app, token="a" * 20 + "/../").post("/api/games", json={})):
+        assert r.status_code == 400 and "X-Nivel-Player" in r.json()["error"], r.text
+    assert len(app.state.games) == before and not me.get(f"/api/games/{a['id']}").json()["over"]
+    # reading a game and downloading needs no token: the id is the key, a link can fetch it
+    assert bare.get(f"/api/games/{a['id']}").status_code == 200
+
+
+def test_a_full_client_is_pointed_at_its_list_and_closing_a_game_frees_its_place(app, client):
+    ids = [_new(client, seed=i)["id"] for i in range(3)]
+    r = client.post("/api/games", json={"opponent": "random"})
+    assert r.status_code == 429 and "at most 3" in r.json()["error"]
+    assert "'Your games' on the New game panel" in r.json()["error"]
+    session = app.state.games.get(ids[0]).value
+    r = client.delete(f"/api/games/{ids[0]}")            # close: surrender (1.2.4) and forget
+    assert r.status_code == 200 and r.json() == {"closed": ids[0]}
+    assert session.over and session.outcome() == "loss"
+    assert session.log[-1].startswith("Game over: you ") and "surrender" in session.log[-1]
+    assert [g["id"] for g in client.get("/api/games").json()["games"]] == ids[1:]
+    assert client.get(f"/api/games/{ids[0]}").status_code == 404
+    _new(client, seed=7)
+
+
+def test_a_rematch_has_the_finished_games_choices_and_a_fresh_seed(app, client):
+    s = _new(client, seed=77, deck="ember-rush", opponent_deck="stone-bastion", seat=1,
+             difficulty="easy")
+    before = len(app.state.games)
+    r = client.post(f"/api/games/{s['id']}/rematch")
+    assert r.status_code == 409 and "once the game is over" in r.json()["error"]
+    assert len(app.state.games) == before
+    _finish(client, s)
+    other = _page(app, token="e" * 32)               # whoever holds the id; theirs to list
+    r = other.post(f"/api/games/{s['id']}/rematch")
+    assert r.status_code == 201, r.text
+    new = r.json()
+    assert (new["deck"], new["opponent_deck"], new["seat"], new["opponent"]) == \
+        (s["deck"], s["opponent_deck"], 1, "random")
+    assert not new["over"] and "seed" not in new and new["id"] != s["id"]
+    session = app.state.games.get(new["id"]).value
+    assert session.difficulty == "easy" and session.seed != 77 and session.seed >= 2 ** 32
+    assert [g["id"] for g in other.get("/api/games").json()["games"]] == [new["id"]]
+    # decks the seed dealt are the decks of the rematch too; the seat drawn again
+    dealt = _finish(client, _new(client, seed=5))
+    again = client.post(f"/api/games/{dealt['id']}/rematch").json()
+    assert (again["deck"], again["opponent_deck"]) == (dealt["deck"], dealt["opponent_deck"])
+    assert app.state.games.get(again["id"]).meta["choices"]["seat"] is None
+
+
+def test_the_deck_lists_are_the_offered_decks_by_their_menu_names_only(client):
+    from collections import Counter
+    from nivel_env.cards import load_deck
+    d = client.get("/api/decks/ember-rush").json()
+    deck = load_deck("ember-rush")
+    assert d["title"] == deck.name and d["leader"]["name"] == deck.leader.name
+    assert d["size"] == 40 == sum(x["count"] for x in d["cards"])
+    assert {x["card"]["id"]: x["count"] for x in d["cards"]} == Counter(deck.card_ids())
+    assert all(x["card"]["text"] and x["card"]["line"] for x in d["cards"])
+    for name in ("no-such-deck", "ember-rush.deck", "ember-rush%00", "EMBER-RUSH"):
+        r = client.get(f"/api/decks/{name}")
+        assert r.status_code == 404 and "on offer" in r.json()["error"], (name, r.text)
+    for path in ("..", "..%2F..%2Fetc%2Fpasswd", "%2Fetc%2Fpasswd", "..%2Fdecks%2Fember-rush"):
+        r = client.get(f"/api/decks/{path}")                  # a path is no deck's name
+        assert r.status_code == 404 and "Not Found" in r.json()["error"], (path, r.text)
+
+
+def test_the_battle_in_progress_is_shown_by_lanes_and_sides():
+    """seat_view's battle names the attacker's and, once declared, the blocker's side and
+    lane as each seat sees them, and never a card instance."""
+    from nivel_env.engine.view import battle_info
+    from nivel_env.session import PlaySession
+    from nivel_env.engine.const import Z_UNIT
+    seen = {"attacker": 0, "defender": 0}
+    for decks, seed in ((("anvil-guild", "dawn-ascent"), 1), (("anvil-guild", "dawn-ascent"), 2),
+                        (("ember-rush", "stone-bastion"), 1)):
+        g = PlaySession(*decks, "random", seed=seed).g       # both seats moved at random
+        rng = random.Random(seed)
+        while g.result is None:
+            b = battle_info(g)
+            for seat in (0, 1):
+                shown = seat_view(g, seat)["battle"]
+                if b is None or g.result is not None:
+                    assert shown is None
+                    continue
+                side = "you" if g.owner(b.attacker) == seat else "opponent"
+                assert shown["attacker"] == {"side": side, "lane": b.lane}
+                if b.defender >= 0 and g.zone(b.defender) == Z_UNIT:
+                    mine = g.owner(b.defender) == seat
+                    assert shown["defender"] == {"side": "you" if mine else "opponent",
+                                                 "lane": g.lane(b.defender)}
+                    assert shown["defender"]["side"] != side
+                    seen["defender"] += 1
+                else:
+                    assert shown["defender"] is None
+                assert set(shown) == {"attacker", "defender"}
+                seen["attacker"] += 1
+            g.apply_action(rng.choice(g.legal_actions()))
+        assert seat_view(g, 0)["battle"] is None                  # over: no battle shown
+    assert seen["attacker"] > 10 and seen["defender"] > 0, seen
+
+
+def test_each_legal_move_says_its_kind(client):
+    s = _new(client, seed=3)
+    assert {(m["kind"], m["key"]) for m in s["legal"]} == {("keep", "k"), ("mulligan", "m")}
+    s = _move(client, s, 0).json()
+    from nivel_env.engine.actions import range_of
+    assert all(m["kind"] == range_of(m["action"]).lower() for m in s["legal"])
+    assert any(m["kind"] == "end_main" for m in s["legal"])

@@ -5,12 +5,14 @@ The observation check (``checks/hidden.py``) holds the encoder to this; this one
 the web server (``nivel_env.web``) to it, answer by answer.  A game is played through the
 Starlette app with its ``TestClient``, the person's moves drawn from the seed, against
 the random opponent.  At every ``every``-th position of the person's, every answer the
-server gives during play -- the game (whole log and the tail), the review and replay
-download (refused until the game is over), the errors of an illegal, a stale, a malformed
-and a counterless move and of a malformed surrender, unknown games and replays, a refused
-new game, the options and the listing route -- is taken in the real game and again with
-the session's game swapped for worlds that differ only in what the seat cannot see
-(``engine.hidden``: redrawn, substituted, relabelled).  Each
+server gives during play -- the game (whole log and the tail), the player's list of games
+(``GET /api/games``), the review, replay download and rematch (refused until the game is
+over), the errors of an illegal, a stale, a malformed and a counterless move and of a
+malformed surrender, unknown games, decks and replays, a refused new game, a request
+without a player token, the options and a deck list -- is taken in the real game and
+again with the session's game swapped for worlds that differ only in what the seat cannot
+see (``engine.hidden``: redrawn, substituted, relabelled).  The server's clock stands
+still, so the listing's ages cannot tell two askings apart.  Each
 answer (status and body) must be the same in every world, leave the game as it was, and
 carry neither the game's seed nor its generator's state: the seed plus the recorded
 moves rebuild every hidden card, and an answer built from the replay (not from the
@@ -46,21 +48,31 @@ def web_seed(seed: int) -> int:
     return 1_000_000_007 + seed * 7919 % 1_000_000_000
 
 
+#: the checked page's player token (the X-Nivel-Player header every request carries)
+PLAYER = "web-check-player-0123456789"
+
+
 def _client(deck_0, deck_1, config):
     from starlette.testclient import TestClient
-    from ..web.app import ServerConfig, create_app
+    from ..web.app import PLAYER_HEADER, ServerConfig, create_app
     decks = {"deck-0": deck_0, "deck-1": deck_1}
     cfg = ServerConfig(db=deck_0.db, decks=decks, rules=config, per_client=8, total=16,
-                       opponents={"random": ("random", "random: moves at random")})
+                       opponents={"random": ("random", "random: moves at random")},
+                       clock=lambda: 0.0)
     app = create_app(cfg)
-    return app, TestClient(app, base_url="http://127.0.0.1")
+    return app, TestClient(app, base_url="http://127.0.0.1", headers={PLAYER_HEADER: PLAYER})
 
 
-#: answers that do not read the game: asked once a position (for the seed), not per world
-CONSTANT = (("GET", "/api/games", None), ("GET", "/api/games/no-such-game", None),
-            ("POST", "/api/games", {"deck": "no-such-deck"}), ("GET", "/api/options", None),
-            ("GET", "/api/replays/no-such-replay", None),
-            ("DELETE", "/api/replays/no-such-replay", None))
+#: answers that do not read the game: asked once a position (for the seed), not per world;
+#: (method, url, JSON body or None, the player header's value when not ``PLAYER``)
+CONSTANT = (("GET", "/api/games/no-such-game", None, None),
+            ("POST", "/api/games", {"deck": "no-such-deck"}, None),
+            ("GET", "/api/options", None, None), ("GET", "/api/decks/deck-1", None, None),
+            ("GET", "/api/decks/no-such-deck", None, None),
+            ("GET", "/api/replays/no-such-replay", None, None),
+            ("DELETE", "/api/replays/no-such-replay", None, None),
+            ("GET", "/api/games", None, "another-player-0123"),
+            ("POST", "/api/games", {}, ""))
 
 
 def answers(client, key: str, s: dict, constant: bool = True) -> list[tuple[str, int, str]]:
@@ -71,20 +83,26 @@ def answers(client, key: str, s: dict, constant: bool = True) -> list[tuple[str,
     illegal = next(a for a in range(10 ** 6) if a not in legal)
     moves, total = s["moves"], s["log_total"]
     game = f"/api/games/{key}"
-    asks = [("GET", game, None), ("GET", f"{game}?since={max(0, total - 3)}", None),
-            ("POST", f"{game}/review", None), ("GET", f"{game}/replay", None),
-            ("POST", f"{game}/move", {"action": illegal, "moves": moves}),
-            ("POST", f"{game}/move", {"action": legal[0] if legal else 0}),
-            ("POST", f"{game}/move", {"action": "x", "moves": moves}),
-            ("POST", f"{game}/surrender", {"since": -1})]
+    from ..web.app import PLAYER_HEADER
+    asks = [("GET", game, None, None),
+            ("GET", f"{game}?since={max(0, total - 3)}", None, None),
+            ("GET", "/api/games", None, None), ("POST", f"{game}/rematch", None, None),
+            ("POST", f"{game}/review", None, None), ("GET", f"{game}/replay", None, None),
+            ("POST", f"{game}/move", {"action": illegal, "moves": moves}, None),
+            ("POST", f"{game}/move", {"action": legal[0] if legal else 0}, None),
+            ("POST", f"{game}/move", {"action": "x", "moves": moves}, None),
+            ("POST", f"{game}/surrender", {"since": -1}, None)]
     if moves and legal:
-        asks.append(("POST", f"{game}/move", {"action": legal[0], "moves": moves - 1}))
+        asks.append(("POST", f"{game}/move", {"action": legal[0], "moves": moves - 1}, None))
     asks += CONSTANT if constant else ()
     out = []
-    for method, url, body in asks:
-        r = client.request(method, url, json=body)
+    for method, url, body, player in asks:
+        headers = None if player is None else {PLAYER_HEADER: player}
+        r = client.request(method, url, json=body, headers=headers)
         out.append((f"{method} {url.replace(key, '{id}')}"
-                    + (f" {json.dumps(body)}" if body else ""), r.status_code, r.text))
+                    + (f" {json.dumps(body)}" if body else "")
+                    + ("" if player is None else f" ({PLAYER_HEADER}: {player!r})"),
+                    r.status_code, r.text))
     return out
 
 
@@ -168,4 +186,5 @@ def _play(app, client, seed, every, stats) -> tuple[list[str], int]:
     return out, checked
 
 
-__all__ = ["CONSTANT", "INSTALL", "answers", "missing", "web_hidden_errors", "web_seed"]
+__all__ = ["CONSTANT", "INSTALL", "PLAYER", "answers", "missing", "web_hidden_errors",
+           "web_seed"]

@@ -4,36 +4,48 @@ Routes (all answers JSON unless said):
   GET  /                         the page (static/index.html)
   GET  /api/options              decks, opponents, difficulties to choose from
   GET  /api/rules                the rules primer (nivel_env/primer.py)
+  GET  /api/decks/{name}         an offered deck's list (by its menu name, never a path)
   POST /api/games                {deck, opponent_deck, opponent, difficulty, seat, seed}
+  GET  /api/games                the games made with this request's player token
   GET  /api/games/{id}?since=N   the game as the person's seat sees it; log lines from N
   POST /api/games/{id}/move      {action, moves}: ``moves`` is the move count the page
                                  saw, so a move sent from a stale page changes nothing
   POST /api/games/{id}/surrender
-  DELETE /api/games/{id}
+  POST /api/games/{id}/rematch   a new game with the finished one's choices, a fresh seed
+  DELETE /api/games/{id}         leave (a game in play is surrendered) and forget it
   GET  /api/games/{id}/replay    the finished game as a replay file (JSON Lines, a download)
   POST /api/games/{id}/review    open the finished game's replay in the viewer
   POST /api/replays              a replay file's text: load it for stepping through
   GET  /api/replays/{id}?step=N  position N of a loaded replay, both hands shown
   DELETE /api/replays/{id}       close a loaded replay (the page does on leaving it)
 
+Every POST and DELETE, and the listing, needs an ``X-Nivel-Player`` header: a random
+token the page makes once and keeps.  The listing shows only the games made with it
+(never by address: everyone behind one address would see, and so hold, each other's
+games), and a page on another site cannot send a custom header without the server's
+leave (a CORS preflight it never gets), so it cannot drive the API either.
+
 Every answer for a game in play is built by ``view.seat_view`` / ``view.legal_moves`` for
 the person's seat, so nothing their seat may not see leaves the server.  The seed and the
 replay (which holds the seed: with the recorded moves it rebuilds both hands and both
 decks' order) are given only once the game is over; ``checks/web.py`` holds every answer
-to this.  Errors are ``{"error": message}`` with 400 (bad request), 404 (no such game),
-409 (stale or illegal move, or a replay asked for during play: nothing changed), 413 (too
-large) or 429 (too many games).
+to this.  Errors are ``{"error": message}`` with 400 (bad request, or no player token),
+404 (no such game), 409 (stale or illegal move, or a replay or rematch asked for during
+play: nothing changed), 413 (too large) or 429 (too many games).
 """
 from __future__ import annotations
 
 import importlib.util
 import json
+import re
+import time
 from urllib.parse import quote
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
@@ -45,15 +57,21 @@ from ..cards import CardDataError, Deck, DeckError, list_decks, load_deck
 from ..narrate import replay_seat, replay_story
 from ..primer import BASICS, glossary, keyword_lines
 from ..replay import ReplayError, parse_replay
-from ..session import SEED_SPACE, IllegalMove, PlaySession, SetupError
+from ..session import SEED_SPACE, IllegalMove, PlaySession, SetupError, default_decks
 from .store import LimitError, Store
-from .view import legal_moves, seat_view
+from .view import card_data, legal_moves, seat_view
 
 STATIC = Path(__file__).with_name("static")
 MAX_BODY = 1 << 14                       # a move or a new game: a few hundred bytes
 MAX_REPLAY = 16 << 20                    # a 200-turn game records about 2 MB
 DIFFICULTIES = ("hard", "normal", "easy")
 LOOPBACK = ("127.0.0.1", "localhost", "[::1]")
+PLAYER_HEADER = "X-Nivel-Player"
+#: a player token: the page's 32 hex digits (128 random bits), or any such word of 16-128
+PLAYER_TOKEN = re.compile(r"[A-Za-z0-9_-]{16,128}")
+NO_PLAYER = (f"send an {PLAYER_HEADER} header: the player's token, 16 to 128 letters, digits, "
+             f"'-' or '_' (the page makes a random one and keeps it); it names whose games "
+             f"GET /api/games lists, and a page on another site cannot send it")
 
 
 class _SecurityHeaders:
@@ -72,6 +90,29 @@ class _SecurityHeaders:
                 message["headers"] = list(message.get("headers", [])) + self.HEADERS
             await send(message)
         await self.app(scope, receive, send_with_headers if scope["type"] == "http" else send)
+
+
+class _PlayerHeader:
+    """Every POST and DELETE under /api/ needs a well-formed ``X-Nivel-Player`` header,
+    refused (400) before the body is read.  Browsers send a custom header across sites
+    only after a CORS preflight, which this server never answers: so another site's page
+    can neither start, move in, nor close games here."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] == "http" and scope["method"] in ("POST", "DELETE") and \
+                scope["path"].startswith("/api/") and player_token(Request(scope)) is None:
+            await JSONResponse({"error": NO_PLAYER}, status_code=400)(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
+
+
+def player_token(request: Request) -> str | None:
+    """The request's player token, or None when it has none or a malformed one."""
+    token = request.headers.get(PLAYER_HEADER, "")
+    return token if PLAYER_TOKEN.fullmatch(token) else None
 
 
 class BadRequest(Exception):
@@ -97,6 +138,9 @@ class ServerConfig:
     #: a name it controls, "DNS rebinding"); ``serve --allow-host`` adds names, "*" any
     allowed_hosts: list = field(default_factory=lambda: list(LOOPBACK))
     rules: object = None
+    #: the stores' clock (seconds): expiry and the listing's ages; a check stops it, so
+    #: that two askings of the listing differ only in what they show
+    clock: object = time.monotonic
 
 
 def default_opponents() -> dict:
@@ -165,6 +209,11 @@ async def _json(request: Request, limit: int = MAX_BODY) -> dict:
     return data
 
 
+def _count(n: int, word: str) -> str:
+    """``n`` and ``word``, plural unless one: "1 move", "0 moves", "12 moves"."""
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
 def _int(data: dict, key: str, lo: int, hi: int, default=None):
     v = data.get(key, default)
     if v is None or v == "":
@@ -192,16 +241,20 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
     if cfg.default_opponent not in cfg.opponents:
         cfg.default_opponent = next(iter(cfg.opponents))
     games = Store("games", cfg.per_client, cfg.total, cfg.idle_s, cfg.lifetime_s,
-                  done=lambda s: s.over)
-    replays = Store("replays", cfg.per_client, cfg.total, cfg.idle_s, cfg.lifetime_s)
-    deck_info = []
+                  clock=cfg.clock, done=lambda s: s.over,
+                  close_hint="close one under 'Your games' on the New game panel, or "
+                             "finish it (games from another browser at this address count "
+                             "too)")
+    replays = Store("replays", cfg.per_client, cfg.total, cfg.idle_s, cfg.lifetime_s,
+                    clock=cfg.clock)
+    loaded: dict[str, Deck] = {}
     for name, spec in cfg.decks.items():
         try:
-            d = spec if isinstance(spec, Deck) else load_deck(spec, cfg.db)
+            loaded[name] = spec if isinstance(spec, Deck) else load_deck(spec, cfg.db)
         except (CardDataError, DeckError) as e:
             raise SetupError(f"serve: deck {name!r}: {e}") from None
-        deck_info.append({"name": name, "title": d.name, "leader": d.leader.name,
-                          "plan": d.plan or ""})
+    deck_info = [{"name": name, "title": d.name, "leader": d.leader.name,
+                  "plan": d.plan or ""} for name, d in loaded.items()]
 
     def game_state(key: str, s: PlaySession, since: int = 0) -> dict:
         """The game as the person's seat sees it; the seed only once it is over."""
@@ -230,6 +283,51 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
                              "one", 404)
         return request.path_params["id"], e
 
+    def game_summary(key: str, e) -> dict:
+        """A line of the player's games: public facts only (decks, opponent, turn, whose
+        move, the outcome), never the seed.  Read without the game's lock (the opponent
+        may be thinking): each field is one read of the game as it stands."""
+        s = e.value
+        started, idle = games.ages(e)
+        over = s.over
+        return {"id": key, "deck": s.my_deck.name, "opponent_deck": s.their_deck.name,
+                "opponent": s.opponent, "difficulty": s.difficulty, "turn": s.g.turn,
+                "over": over, "outcome": s.outcome() if over else None,
+                "your_move": not over and s.g.current_player == s.human,
+                "started_s": int(started), "idle_s": int(idle)}
+
+    def played_decks(choices: dict, s: PlaySession) -> dict:
+        """``choices`` with decks the seed dealt named by their menu names (when the menu
+        offers them), so that a rematch is played with the same decks."""
+        mine, theirs = default_decks(s.seed)        # as PlaySession deals them
+        out = dict(choices)
+        for key, name in (("deck", mine), ("opponent_deck", theirs)):
+            if out[key] is None and cfg.decks.get(name) == name:
+                out[key] = name
+        return out
+
+    async def start_game(request: Request, choices: dict, seed: int | None):
+        """A new game for this request's address and player token, with ``choices``
+        (deck and opponent_deck menu names or None, opponent, difficulty, seat 0, 1 or
+        None) recorded for a rematch; the answer for its first position."""
+        client = _client(request)
+        games.check_room(client)
+
+        def make() -> PlaySession:
+            return PlaySession(cfg.decks.get(choices["deck"]),
+                               cfg.decks.get(choices["opponent_deck"]),
+                               cfg.opponents[choices["opponent"]][0], choices["difficulty"],
+                               seat=choices["seat"], seed=seed, db=cfg.db,
+                               label=choices["opponent"], meta={"via": "serve"},
+                               config=cfg.rules)
+        try:
+            s = await run_in_threadpool(make)
+        except SetupError as e:
+            raise BadRequest(str(e)) from None
+        key = games.add(s, client, owner=player_token(request) or "",
+                        meta={"choices": played_decks(choices, s)})
+        return JSONResponse(game_state(key, s), status_code=201)
+
     # ------------------------------------------------------------------ routes
     async def index(request: Request) -> Response:
         return FileResponse(STATIC / "index.html")
@@ -251,14 +349,24 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         return JSONResponse({"basics": [list(b) for b in BASICS],
                              "keywords": keyword_lines(), "glossary": glossary()})
 
+    async def deck_list(request: Request) -> Response:
+        """An offered deck by its menu name: leader, plan and its cards with counts."""
+        name = request.path_params["name"]
+        d = loaded.get(name)
+        if d is None:
+            raise BadRequest(f"no deck {name[:80]!r} on offer; one of: {', '.join(loaded)}",
+                             404)
+        counts: dict[str, list] = {}
+        for c in d.cards:                        # file order, each card once with its count
+            counts.setdefault(c.id, [c, 0])[1] += 1
+        return JSONResponse({"name": name, "title": d.name, "plan": d.plan or "",
+                             "leader": card_data(d.leader), "size": len(d.cards),
+                             "cards": [{"count": n, "card": card_data(c)}
+                                       for c, n in counts.values()]})
+
     async def new_game(request: Request) -> Response:
         data = await _json(request)
         decks = list(cfg.decks)
-        deck = _choice(data, "deck", decks, "") if data.get("deck") else None
-        other = _choice(data, "opponent_deck", decks, "") if data.get("opponent_deck") \
-            else None
-        opponent = _choice(data, "opponent", list(cfg.opponents), cfg.default_opponent)
-        difficulty = _choice(data, "difficulty", DIFFICULTIES, "hard")
         seat = data.get("seat", "random")
         if type(seat) is int and seat in (0, 1) or seat in ("0", "1"):   # not true, 1.0
             seat = int(seat)
@@ -266,21 +374,27 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
             seat = None
         else:
             raise BadRequest(f"'seat' must be 0, 1 or random, got {str(seat)[:40]!r}")
+        choices = {
+            "deck": _choice(data, "deck", decks, "") if data.get("deck") else None,
+            "opponent_deck": _choice(data, "opponent_deck", decks, "")
+            if data.get("opponent_deck") else None,
+            "opponent": _choice(data, "opponent", list(cfg.opponents), cfg.default_opponent),
+            "difficulty": _choice(data, "difficulty", DIFFICULTIES, "hard"), "seat": seat}
         seed = _int(data, "seed", 0, SEED_SPACE - 1)   # None: PlaySession draws one
-        client = _client(request)
-        games.check_room(client)
+        return await start_game(request, choices, seed)
 
-        def make() -> PlaySession:
-            return PlaySession(cfg.decks.get(deck), cfg.decks.get(other),
-                               cfg.opponents[opponent][0], difficulty, seat=seat, seed=seed,
-                               db=cfg.db, label=opponent, meta={"via": "serve"},
-                               config=cfg.rules)
-        try:
-            s = await run_in_threadpool(make)
-        except SetupError as e:
-            raise BadRequest(str(e)) from None
-        key = games.add(s, client)
-        return JSONResponse(game_state(key, s), status_code=201)
+    async def list_games(request: Request) -> Response:
+        token = player_token(request)
+        if token is None:
+            raise BadRequest(NO_PLAYER)
+        return JSONResponse({"games": [game_summary(k, e) for k, e in games.owned(token)]})
+
+    async def rematch(request: Request) -> Response:
+        _, e = game_entry(request)
+        if not e.value.over:
+            raise BadRequest("a rematch is offered once the game is over; finish or "
+                             "surrender first; nothing changed", 409)
+        return await start_game(request, e.meta["choices"], None)   # a fresh seed
 
     async def show_game(request: Request) -> Response:
         key, e = game_entry(request)
@@ -302,8 +416,9 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         def work() -> dict:
             s = e.value
             if seen != s.moves:
-                raise BadRequest(f"the page is out of date (it saw {seen} moves, the game "
-                                 f"has had {s.moves}); nothing changed", 409)
+                raise BadRequest(f"the page is out of date: it showed the game after "
+                                 f"{_count(seen, 'move')}, and the game has had "
+                                 f"{_count(s.moves, 'move')}; nothing changed", 409)
             try:
                 s.play(action)
             except IllegalMove as err:
@@ -322,7 +437,9 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         return JSONResponse(await locked(e, work))
 
     async def close_game(request: Request) -> Response:
-        key, _ = game_entry(request)
+        """Leave the game and forget it: a game in play is surrendered first (1.2.4)."""
+        key, e = game_entry(request)
+        await locked(e, e.value.surrender)           # nothing once the game is over
         games.remove(key)
         return JSONResponse({"closed": key})
 
@@ -343,7 +460,7 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         return Response(text, media_type="application/x-ndjson",
                         headers={"Content-Disposition": attachment(name)})
 
-    def open_replay(text: str, name: str, client: str) -> dict:
+    def open_replay(text: str, name: str, client: str, owner: str) -> dict:
         replays.check_room(client)
         try:
             rep = parse_replay(text, name, cfg.db)
@@ -351,7 +468,8 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
             raise BadRequest(str(err)) from None
         seat = replay_seat(rep.header)
         setup, steps = replay_story(rep, seat)
-        key = replays.add({"rep": rep, "seat": seat, "setup": setup, "steps": steps}, client)
+        key = replays.add({"rep": rep, "seat": seat, "setup": setup, "steps": steps}, client,
+                          owner or "")
         return replay_state(key, replays.get(key).value, 0)
 
     def replay_state(key: str, r: dict, step: int) -> dict:
@@ -376,7 +494,8 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         key, e = game_entry(request)
         text = "\n".join(await locked(e, lambda: finished_replay(e)))
         return JSONResponse(await run_in_threadpool(open_replay, text, f"game {key}",
-                                                    _client(request)), status_code=201)
+                                                    _client(request), player_token(request)),
+                            status_code=201)
 
     async def upload_replay(request: Request) -> Response:
         body = await _body(request, MAX_REPLAY, "replay")
@@ -386,7 +505,8 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
             raise BadRequest("the replay is not UTF-8 text") from None
         name = (request.query_params.get("name") or "uploaded replay")[:100]
         return JSONResponse(await run_in_threadpool(open_replay, text, name,
-                                                    _client(request)), status_code=201)
+                                                    _client(request), player_token(request)),
+                            status_code=201)
 
     async def show_replay(request: Request) -> Response:
         key = request.path_params["id"]
@@ -405,6 +525,10 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
     async def bad_request(request: Request, exc: BadRequest) -> Response:
         return JSONResponse({"error": str(exc)}, status_code=exc.status)
 
+    async def no_route(request: Request, exc: HTTPException) -> Response:
+        return JSONResponse({"error": f"{exc.detail}: {request.method} {request.url.path}"[:300]},
+                            status_code=exc.status_code, headers=exc.headers)
+
     async def too_many(request: Request, exc: LimitError) -> Response:
         return JSONResponse({"error": str(exc)}, status_code=429)
 
@@ -417,11 +541,14 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         Route("/", index),
         Route("/api/options", options),
         Route("/api/rules", rules),
+        Route("/api/decks/{name}", deck_list),
         Route("/api/games", new_game, methods=["POST"]),
+        Route("/api/games", list_games),
         Route("/api/games/{id}", show_game),
         Route("/api/games/{id}", close_game, methods=["DELETE"]),
         Route("/api/games/{id}/move", move, methods=["POST"]),
         Route("/api/games/{id}/surrender", surrender, methods=["POST"]),
+        Route("/api/games/{id}/rematch", rematch, methods=["POST"]),
         Route("/api/games/{id}/replay", download),
         Route("/api/games/{id}/review", review, methods=["POST"]),
         Route("/api/replays", upload_replay, methods=["POST"]),
@@ -430,11 +557,13 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     app = Starlette(routes=routes, exception_handlers={
-        BadRequest: bad_request, LimitError: too_many, Exception: crashed},
+        BadRequest: bad_request, HTTPException: no_route, LimitError: too_many,
+        Exception: crashed},
         middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=cfg.allowed_hosts),
-                    Middleware(_SecurityHeaders)])
+                    Middleware(_SecurityHeaders), Middleware(_PlayerHeader)])
     app.state.games, app.state.replays, app.state.config = games, replays, cfg
     return app
 
 
-__all__ = ["LOOPBACK", "ServerConfig", "attachment", "create_app", "default_opponents"]
+__all__ = ["LOOPBACK", "PLAYER_HEADER", "ServerConfig", "attachment", "create_app",
+           "default_opponents", "player_token"]

@@ -7,6 +7,12 @@ at once, the server ``total`` of each (a finished game counts for nobody and is 
 dropped when the server is full); a game or replay untouched for ``idle_s`` seconds, or older
 than ``lifetime_s``, is dropped.  Each entry has a lock: the AI's moves run in a worker
 thread, and two requests for one game are taken one after the other.
+
+An entry also keeps its ``owner`` (the player token the page sent when it made the game,
+``X-Nivel-Player``: ``owned`` lists a player's games by it, never by address, since an
+address is shared by everyone behind it) and ``meta`` (what the app wants to remember
+with it: a game's choices, for a rematch).  The limits stay per address: a token is the
+page's own word and costs nothing to change.
 """
 from __future__ import annotations
 
@@ -24,6 +30,8 @@ class LimitError(Exception):
 class Entry:
     value: object
     client: str
+    owner: str = ""
+    meta: dict = field(default_factory=dict)
     created: float = field(default_factory=time.monotonic)
     used: float = field(default_factory=time.monotonic)
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -34,8 +42,9 @@ class Store:
 
     def __init__(self, kind: str, per_client: int = 4, total: int = 64,
                  idle_s: float = 1800.0, lifetime_s: float = 4 * 3600.0,
-                 clock=time.monotonic, done=lambda value: False):
+                 clock=time.monotonic, done=lambda value: False, close_hint: str = ""):
         self.kind, self.per_client, self.total = kind, per_client, total
+        self.close_hint = close_hint or "finish or close one first"
         self.done = done                  # a finished entry (a game over) counts for nobody
         self.idle_s, self.lifetime_s, self.clock = idle_s, lifetime_s, clock
         self._entries: dict[str, Entry] = {}
@@ -58,8 +67,8 @@ class Store:
         mine = sum(e.client == client and not self.done(e.value)
                    for e in self._entries.values())
         if mine >= self.per_client:
-            raise LimitError(f"you already have {mine} {self.kind} open (at most "
-                             f"{self.per_client}); finish or close one first")
+            raise LimitError(f"you already have {mine} {self.kind} open from this address "
+                             f"(at most {self.per_client}); {self.close_hint}")
         finished = sorted((e.used, k) for k, e in self._entries.items()
                           if self.done(e.value))
         while len(self._entries) >= self.total and finished:
@@ -68,15 +77,33 @@ class Store:
             raise LimitError(f"the server holds its maximum of {self.total} {self.kind}; "
                              f"try again later")
 
-    def add(self, value, client: str) -> str:
-        """Keep ``value`` for ``client`` under a new id (the room checked in the same
-        step, so two requests at once cannot both take the last place)."""
+    def add(self, value, client: str, owner: str = "", meta: dict | None = None) -> str:
+        """Keep ``value`` for ``client`` (an address) and ``owner`` (a player token) under
+        a new id (the room checked in the same step, so two requests at once cannot both
+        take the last place)."""
         key = secrets.token_urlsafe(12)
         with self._lock:
             self._make_room(client)
             now = self.clock()
-            self._entries[key] = Entry(value, client, created=now, used=now)
+            self._entries[key] = Entry(value, client, owner, dict(meta or {}), created=now,
+                                       used=now)
         return key
+
+    def owned(self, owner: str) -> list[tuple[str, Entry]]:
+        """(id, entry) of every entry made with the token ``owner``, oldest first; an
+        empty token owns nothing.  Listing does not count as using an entry."""
+        if not owner:
+            return []
+        with self._lock:
+            self._expire()
+            return sorted(((k, e) for k, e in self._entries.items() if e.owner == owner),
+                          key=lambda ke: ke[1].created)
+
+    def ages(self, e: Entry) -> tuple[float, float]:
+        """(seconds since ``e`` was made, seconds since it was last used), by the store's
+        clock."""
+        now = self.clock()
+        return now - e.created, now - e.used
 
     def get(self, key: str) -> Entry | None:
         with self._lock:

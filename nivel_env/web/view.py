@@ -3,8 +3,9 @@
 ``seat_view`` is the browser's board: both leaders, levels, sizes, lanes with the units'
 current power, hit and keywords (values included), items, skill and damage zones, trashes,
 the seat's own hand, the opponent's hand and deck as counts (plus the hand cards made
-known, 3.1.7).  ``legal_moves`` lists the seat's legal actions with what each concerns (a
-hand card, a lane, the leader), so the page can put each move's button on that card.
+known, 3.1.7), and the battle in progress by lanes and sides (7).  ``legal_moves`` lists
+the seat's legal actions with their kind and what each concerns (a hand card, a lane, the
+leader), so the page can put each move's button on that card.
 
 Nothing here names a card instance: instances are the engine's bookkeeping, and a
 renamed instance in a hidden zone must not change what a seat is sent (the same test
@@ -18,7 +19,7 @@ from ..cards.text import render_card_text
 from ..engine import actions as A
 from ..engine import const as K
 from ..engine.legal import field_cost
-from ..engine.view import derived
+from ..engine.view import battle_info, derived
 from ..screen import decision_line, describe, move_key, move_name
 from ..primer import keyword_label
 
@@ -68,6 +69,23 @@ def _side(g, p: int, mine: bool, reveal: bool) -> dict:
     return side
 
 
+def _battle(g, seat: int) -> dict | None:
+    """The battle in progress (7) as the page marks it: the attacking unit's side and lane
+    and, once declared (7.3), the defending unit's, by side and lane only (no instances).
+    A unit that has left the field keeps its lane for the attacker (the lane is still
+    the battle's) and drops the defender.  A game that ended mid-battle has none."""
+    b = battle_info(g)
+    if b is None or g.result is not None:
+        return None
+
+    def side(iid: int) -> str:
+        return "you" if g.owner(iid) == seat else "opponent"
+    defender = None
+    if b.defender >= 0 and g.zone(b.defender) == K.Z_UNIT:
+        defender = {"side": side(b.defender), "lane": g.lane(b.defender)}
+    return {"attacker": {"side": side(b.attacker), "lane": b.lane}, "defender": defender}
+
+
 def seat_view(g, seat: int, reveal: bool = False) -> dict:
     """The position as ``seat`` may see it (both hands with ``reveal``)."""
     d = g.decision
@@ -78,6 +96,7 @@ def seat_view(g, seat: int, reveal: bool = False) -> dict:
         "deciding": None if d is None else ("you" if d.player == seat else "opponent"),
         "question": decision_line(g, keys=False) if d is not None and d.player == seat
         else None,
+        "battle": _battle(g, seat),
     }
 
 
@@ -111,11 +130,12 @@ def _concerns(g, p: int, a: int) -> dict:
 
 
 def legal_moves(g, seat: int) -> list[dict]:
-    """The seat's legal moves: action id, key, words and what each concerns."""
+    """The seat's legal moves: action id, kind (its range of the action space in lower
+    case: "end_attack", "attack", "play", "pick", ...), key, words and what it concerns."""
     if g.result is not None or g.current_player != seat:
         return []
-    return [{"action": a, "key": move_key(g, a), "name": move_name(g, a),
-             **_concerns(g, seat, a)} for a in g.legal_actions()]
+    return [{"action": a, "kind": A.range_of(a).lower(), "key": move_key(g, a),
+             "name": move_name(g, a), **_concerns(g, seat, a)} for a in g.legal_actions()]
 
 
 __all__ = ["card_data", "legal_moves", "seat_view"]
