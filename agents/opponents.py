@@ -20,10 +20,17 @@ policy given ``simulations`` becomes a search agent over that policy
 (``runs/x/policy.pt:simulations=256``).  ``difficulty``
 applies to trained policies: ``hard`` (greedy), ``normal`` (samples from the policy),
 ``easy`` (samples, and 30% of moves are random); see ``agents.policy.DIFFICULTIES``.
+
+Interactive play (a person waiting for the move): ``for_play(agent)`` caps a search
+agent's think time at ``PLAY_THINK_SECONDS`` of wall time a move (``cap_think_time``) and
+gives this process one torch thread (``play_threads``).  A name loads the same agent as
+always, uncapped, so tournaments (``evaluate.py``) stay reproducible; a cap can also be
+named, ``expert:max_ms=800``.
 """
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 
 from nivel_env.paths import names_a_path
@@ -55,13 +62,22 @@ LEVELS = {
                "search over nv2-ppo (determinized PUCT), 512 simulations: the strongest"),
 }
 
+#: the think-time cap for a person's opponent, seconds of wall time a move: the expert's
+#: moves then take at most about 0.85 s on one core, another core busy or the same core
+#: shared (p99, docs/opponents.md "Thinking within a time limit"), inside 1 s
+PLAY_THINK_SECONDS = 0.8
+#: torch intra-op threads for interactive play: with more, OpenMP's waiting threads spin
+#: on cores other work holds and one move took 12.7 s (docs/opponents.md)
+PLAY_THREADS = 1
+
 _SETTINGS = {
     "random": {},
     "heuristic": {"random_share": float},
     "policy": {"temperature": float, "random_share": float, "difficulty": str},
     "search": {"simulations": int, "worlds": int, "max_ms": float, "c_puct": float,
                "temperature": float, "batch": int, "prior_temperature": float,
-               "deck_lists": str},                 # closed | open (docs/rulings.md R24)
+               "deck_lists": str,                  # closed | open (docs/rulings.md R24)
+               "threads": int},
 }
 _SETTING = re.compile(r"^[a-z_]+=[^,=:]+(,[a-z_]+=[^,=:]+)*$")
 
@@ -162,3 +178,46 @@ def load_opponent(name_or_path: str | Path, difficulty: str = "hard", seed: int 
     if "difficulty" in s or not ({"temperature", "random_share"} & set(s)):
         s["difficulty"] = s.get("difficulty", difficulty)
     return PolicyAgent(path, seed=seed, **s)
+
+
+def cap_think_time(agent, seconds: float | None):
+    """Cap ``agent``'s wall time a move at ``seconds`` (None: no cap) if it searches
+    (``agents.search.SearchAgent``: it stops there with the best move found so far and
+    otherwise plays as uncapped); any other agent is left as it is.  Returns ``agent``."""
+    if seconds is not None and (isinstance(seconds, bool)
+                                or not (isinstance(seconds, (int, float)) and seconds > 0)):
+        raise ValueError(f"cap_think_time: seconds must be positive or None, got "
+                         f"{seconds!r}")
+    from .search import SearchAgent
+    if isinstance(agent, SearchAgent):
+        agent.max_ms = None if seconds is None else float(seconds) * 1000
+    return agent
+
+
+def play_threads(threads: int = PLAY_THREADS) -> None:
+    """Give torch ``threads`` intra-op threads in this process, for interactive play: a
+    screen calls it once at start-up, before the first game, or through ``for_play``
+    (calling it again costs nothing).  Torch keeps a count per OS thread: the calling
+    thread and every thread that first uses torch afterwards get ``threads``, a thread
+    that used torch before keeps its own -- which is why ``for_play`` also gives a search
+    agent ``threads``, set in whichever thread it searches in.  Without torch loaded
+    (only rule-based opponents so far) it does nothing; a call after a policy is loaded
+    (``for_play`` makes one each game) sets it."""
+    if isinstance(threads, bool) or not (isinstance(threads, int) and threads >= 1):
+        raise ValueError(f"play_threads: threads must be a positive int, got {threads!r}")
+    torch = sys.modules.get("torch")
+    if torch is not None and torch.get_num_threads() != threads:
+        torch.set_num_threads(threads)
+
+
+def for_play(agent, seconds: float | None = PLAY_THINK_SECONDS,
+             threads: int = PLAY_THREADS):
+    """``agent`` made ready to play a waiting person: its think time capped at
+    ``seconds`` (``cap_think_time``; a no-op for agents that do not search), torch at
+    ``threads`` threads in this process (``play_threads``) and in the thread a search
+    runs in.  Returns ``agent``."""
+    from .search import SearchAgent
+    play_threads(threads)
+    if isinstance(agent, SearchAgent):
+        agent.threads = threads
+    return cap_think_time(agent, seconds)

@@ -21,6 +21,20 @@ The budget is simulations per move (``simulations``) and/or wall time (``max_ms`
 worlds and every choice come from ``seed``, so with ``simulations`` alone a move is
 reproducible.
 
+``max_ms`` is a cap on the whole move's wall time (what a waiting person feels), counted
+from the call: sampling the worlds, expanding the roots and every wave.  It is checked
+after each world is sampled (at least one is), before each wave and between the descents
+of a wave, so a wave the time runs out in is cut short -- the leaves already selected are
+evaluated and backed up, no virtual loss is left -- and the most visited move so far is
+played.  What can pass the cap: the roots' one forward (always made: without it there is
+no move to rank) and a cut wave's last descent and forward; the descents stop early by
+the longest forward seen in the move (at most a tenth of the cap), so that forward still
+fits.  A cap the search stays inside changes nothing: the same waves, in the same order,
+from the same seed, give the same move as no cap (``tests/test_search.py``).  ``threads``
+sets torch's intra-op threads in whichever thread runs the forwards: with two, OpenMP's
+waiting thread spins on a core other work holds, and a forward took seconds
+(docs/opponents.md, "Thinking within a time limit").
+
 Each wave of the search takes ``batch`` leaves spread over the worlds' trees (a leaf that
 waits for its value holds a virtual loss, so the next pick in the same tree goes
 elsewhere) and evaluates them in one batched forward of the network: a forward for one
@@ -33,6 +47,7 @@ uses the one in ``agents/values/`` (docs/opponents.md has both measured).
 """
 from __future__ import annotations
 
+import gc
 import math
 import time
 
@@ -87,7 +102,11 @@ class SearchAgent:
             priors from its action head, leaf values from its critic.
         simulations: simulations per move, split over the worlds (at least one each).
         worlds: worlds sampled per move.
-        max_ms: also stop after this many milliseconds (then moves depend on timing).
+        max_ms: a cap on each move's wall time in milliseconds (see the module
+            docstring); the search stops there with the best move so far, so a move
+            that hits it depends on timing.  None: simulations alone.
+        threads: torch intra-op threads for the forwards, set in the thread that searches
+            (None: leave torch's setting; 1 for interactive play, ``agents.opponents``).
         c_puct: exploration weight of the PUCT rule.
         temperature: 0 plays the most visited move; above 0 samples by visits^(1/T).
         value: a value head for the leaves (``agents.value_fit``: a path or a loaded
@@ -112,7 +131,7 @@ class SearchAgent:
     def __init__(self, policy, simulations: int = 128, worlds: int = 4,
                  max_ms: float | None = None, c_puct: float = 2.5, temperature: float = 0.0,
                  batch: int = 16, value=None, policy_path=None, prior_temperature: float = 8.0,
-                 seed: int | None = None, deck_lists="closed"):
+                 seed: int | None = None, deck_lists="closed", threads: int | None = None):
         if not prior_temperature > 0:
             raise ValueError(f"SearchAgent: prior_temperature must be positive, got "
                              f"{prior_temperature!r}")
@@ -121,6 +140,8 @@ class SearchAgent:
                              f"1, got {simulations}, {worlds} and {batch}")
         if max_ms is not None and not max_ms > 0:
             raise ValueError(f"SearchAgent: max_ms must be positive, got {max_ms!r}")
+        if threads is not None and not (isinstance(threads, int) and threads >= 1):
+            raise ValueError(f"SearchAgent: threads must be a positive int, got {threads!r}")
         self.net = getattr(policy, "policy", policy)
         self.n_obs = int(self.net.observation_space.shape[0])
         self.simulations, self.worlds = int(simulations), int(worlds)
@@ -139,6 +160,11 @@ class SearchAgent:
         self._prior: tuple | None = None          # (card pool, prior) built on first use
         self.rng = np.random.default_rng(seed)
         self._encoders: list = []
+        self.threads = threads
+        #: the clock ``max_ms`` is measured on (seconds; tests give a fake one)
+        self.clock = time.perf_counter
+        self._deadline: float | None = None       # this move's, while it searches
+        self._reserve = 0.0                       # its longest forward, seconds
         self.last_stats: dict = {}
 
     def reset(self) -> None:
@@ -154,23 +180,42 @@ class SearchAgent:
         legal = game.legal_actions()
         if len(legal) == 1:
             return int(legal[0])
-        t0 = time.perf_counter()
+        paused = gc.isenabled()
+        if paused:
+            gc.disable()
+        try:
+            return self._search(game, legal)
+        finally:
+            if paused:
+                gc.enable()
+
+    def _search(self, game, legal: list) -> int:
+        """``act_state``'s search, with the collector's passes held off: a move makes tens
+        of thousands of nodes and game copies, which refcounting frees (no cycles), yet they
+        set off full passes over everything loaded, torch included -- up to 150 ms each, 14%
+        of the expert's time (docs/opponents.md).  Nothing a move plays depends on it."""
+        t0 = self.clock()
+        self._deadline = None if self.max_ms is None else t0 + self.max_ms / 1000
+        self._reserve = 0.0
         me = game.current_player
-        draw = self.rng.integers(1 << 62, size=self.worlds)
-        prior = self.prior(game.db)
-        roots = [_Node(determinize(game, me, int(s), opponent=prior)) for s in draw]
-        while len(self._encoders) < self.worlds:
+        draw = self.rng.integers(1 << 62, size=self.worlds)   # all drawn: the rng moves on
+        prior = self.prior(game.db)                            # alike whatever the clock
+        roots = []
+        for s in draw:
+            roots.append(_Node(determinize(game, me, int(s), opponent=prior)))
+            if self._late():
+                break                                          # at least one world
+        while len(self._encoders) < len(roots):
             self._encoders.append(Encoder(game.db))
         per_world = max(1, self.simulations // self.worlds)
         per_wave = max(1, self.batch // self.worlds)
         self._expand(list(enumerate(roots)))   # every root in one forward: simulation one
-        done = 1
-        while done < per_world:
+        done, simulations = 1, len(roots)
+        while done < per_world and not self._late():
             k = min(per_wave, per_world - done)
-            self._wave(roots, k)
+            simulations += self._wave(roots, k)
             done += k
-            if self.max_ms is not None and (time.perf_counter() - t0) * 1000 > self.max_ms:
-                break
+        capped = simulations < per_world * self.worlds
         visits = np.zeros(len(legal))
         prior = np.zeros(len(legal))
         index = {a: i for i, a in enumerate(legal)}
@@ -186,10 +231,19 @@ class SearchAgent:
             best = visits.max()
             tied = np.flatnonzero(visits == best)
             choice = int(tied[np.argmax(prior[tied])])
-        self.last_stats = {"simulations": done * self.worlds, "worlds": self.worlds,
-                           "ms": (time.perf_counter() - t0) * 1000,
+        self._deadline = None
+        self.last_stats = {"simulations": simulations, "worlds": len(roots),
+                           "ms": (self.clock() - t0) * 1000, "capped": capped,
                            "visits": dict(zip(map(int, legal), visits.tolist()))}
         return int(legal[choice])
+
+    def _late(self) -> bool:
+        """Whether this move's time is up, keeping back the longest forward so far (the
+        cut wave's forward must still fit), at most a tenth of the cap: one forward
+        slowed by other work must not end the search early; never without a cap."""
+        if self._deadline is None:
+            return False
+        return self.clock() + min(self._reserve, self.max_ms / 10_000) >= self._deadline
 
     def prior(self, db):
         """Where the worlds' opponent cards come from, for card pool ``db`` (None: the true
@@ -216,9 +270,11 @@ class SearchAgent:
             node = child
         return path, node
 
-    def _wave(self, roots, per_world: int) -> None:
+    def _wave(self, roots, per_world: int) -> int:
         """``per_world`` simulations in every world: select down each tree, evaluate the
-        new leaves in one forward, back the values up."""
+        new leaves in one forward, back the values up.  When the move's time runs out
+        (``_late``) the selection stops and what was selected is evaluated and backed up.
+        Returns the simulations made."""
         sims, todo = [], []
         for w, root in enumerate(roots):
             for _ in range(per_world):
@@ -227,6 +283,11 @@ class SearchAgent:
                 if leaf.g.result is None and not leaf.expanded and not leaf.pending:
                     leaf.pending = True
                     todo.append((w, leaf))
+                if self._late():
+                    break
+            else:
+                continue
+            break
         if todo:
             self._expand(todo)
         for path, leaf in sims:
@@ -240,9 +301,11 @@ class SearchAgent:
                 v = (v0 if node.player == 0 else v1) + 1.0
                 node.value_sum[k] += v
                 node.w += v
+        return len(sims)
 
     def _expand(self, todo) -> None:
         """Priors and values for ``todo`` ([(world, leaf)]) from one batched forward."""
+        started = self.clock()
         obs = np.zeros((len(todo), self.n_obs), dtype=np.float32)
         for j, (w, leaf) in enumerate(todo):
             obs[j] = self._encoders[w].encode(leaf.g, leaf.player, leaf.legal)[:self.n_obs]
@@ -253,6 +316,7 @@ class SearchAgent:
             leaf.prior = (p / p.sum()).tolist()
             leaf.value = float(min(1.0, max(-1.0, v[j])))     # the chooser's side
             leaf.expanded, leaf.pending = True, False
+        self._reserve = max(self._reserve, self.clock() - started)
 
     def _select(self, node) -> int:
         """PUCT: Q + c * P * sqrt(N) / (1 + n); unvisited moves start at the node's mean."""
@@ -271,6 +335,8 @@ class SearchAgent:
 
         from .value_fit import value_features
         p = self.net
+        if self.threads is not None and th.get_num_threads() != self.threads:
+            th.set_num_threads(self.threads)     # per OS thread: OpenMP keeps one each
         with th.no_grad():
             logits, latent_vf = value_features(p, th.as_tensor(obs).to(p.device))
             head = self.value if self.value is not None else p.value_net

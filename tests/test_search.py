@@ -203,3 +203,102 @@ def test_search_refuses_an_unknown_deck_list_setting(prior, tmp_path):
     assert load_opponent("nv2-search:simulations=4").deck_lists == "closed"
     with pytest.raises(ValueError, match="deck_lists"):
         load_opponent("nv2-search:deck_lists=secret")
+
+
+class FakeClock:
+    """A clock for the time cap that moves ``step`` seconds each time it is read, so a
+    capped search stops at the same point on any machine."""
+
+    def __init__(self, step: float):
+        self.t, self.step = 0.0, step
+
+    def __call__(self) -> float:
+        self.t += self.step
+        return self.t
+
+
+def test_a_cap_the_search_stays_inside_changes_nothing(prior):
+    """The same moves, visit counts and simulations as no cap: a cap that does not bind
+    (here a clock that never moves) costs nothing in strength or reproducibility."""
+    for g in positions(3, seed=40):
+        free = SearchAgent(prior, simulations=64, worlds=4, batch=16, seed=9)
+        capped = SearchAgent(prior, simulations=64, worlds=4, batch=16, seed=9, max_ms=1)
+        capped.clock = FakeClock(0.0)
+        assert capped.act_state(g) == free.act_state(g)
+        assert capped.last_stats["visits"] == free.last_stats["visits"]
+        assert capped.last_stats["simulations"] == free.last_stats["simulations"] == 64
+        assert not capped.last_stats["capped"] and not free.last_stats["capped"]
+
+
+def test_a_capped_search_stops_inside_a_wave_with_its_best_move_so_far(prior):
+    """Time up part way through a wave: the selected leaves are still evaluated and backed
+    up (every simulation after the roots' expansion shows as a root visit) and the move is
+    the most visited one; the same clock gives the same move."""
+    g = positions(1, seed=41)[0]
+    runs = []
+    for _ in range(2):
+        s = SearchAgent(prior, simulations=256, worlds=4, batch=64, seed=2, max_ms=100)
+        s.clock = FakeClock(0.001)                  # 1 ms a reading: ends inside wave two
+        a = s.act_state(g)
+        stats = s.last_stats
+        assert a in g.legal_actions() and stats["capped"] and stats["worlds"] == 4
+        assert 4 + 64 < stats["simulations"] < 4 + 2 * 64
+        assert sum(stats["visits"].values()) == stats["simulations"] - 4
+        assert stats["visits"][a] == max(stats["visits"].values())
+        runs.append((a, stats["visits"]))
+    assert runs[0] == runs[1]
+
+
+def test_a_search_out_of_time_still_samples_a_world_and_plays_the_policys_move(prior):
+    """The cap covers every phase: time up after the first world is sampled leaves one
+    world and no wave, and the move is the policy's own choice there (the roots' forward
+    is always made: it is what ranks the moves)."""
+    from nivel_env.engine import N_ACTIONS
+    from nivel_env.env.encoder import Encoder
+    for g in positions(3, seed=42):
+        s = SearchAgent(prior, simulations=64, worlds=4, seed=3, max_ms=1)
+        s.clock = FakeClock(1.0)
+        a = s.act_state(g)
+        assert s.last_stats["worlds"] == 1 and s.last_stats["simulations"] == 1
+        assert s.last_stats["capped"] and sum(s.last_stats["visits"].values()) == 0
+        legal = g.legal_actions()
+        mask = np.zeros(N_ACTIONS, dtype=np.int8)
+        mask[legal] = 1
+        assert a == prior.act(Encoder(g.db).encode(g, g.current_player, legal), mask)
+
+
+def test_cap_think_time_and_for_play_cap_only_searches():
+    """The screens' API: a search agent gets the cap (None lifts it), other agents are
+    left alone; ``for_play`` also sets torch's threads in the thread that searches."""
+    import threading
+
+    import torch
+
+    from agents.opponents import PLAY_THINK_SECONDS, cap_think_time, for_play
+    expert = load_opponent("expert", seed=0)
+    assert expert.max_ms is None                    # tournaments: uncapped by name
+    assert cap_think_time(expert, 0.5) is expert and expert.max_ms == 500
+    assert cap_think_time(expert, None).max_ms is None
+    for other in ("heuristic", "random", "nv2-ppo"):
+        agent = load_opponent(other, seed=0)
+        before = dict(vars(agent))
+        assert for_play(agent) is agent and vars(agent) == before
+    for bad in (0, -1, True, "1"):
+        with pytest.raises(ValueError, match="seconds"):
+            cap_think_time(expert, bad)
+    g = positions(1, seed=43)[0]
+    seen = {}
+
+    def play():                          # a fresh thread, as the web game's workers are
+        start = torch.get_num_threads()
+        agent = for_play(load_opponent("nv2-search:simulations=8", seed=0),
+                         threads=start + 1)
+        torch.set_num_threads(start)     # a thread that used torch before: the agent
+        agent.act_state(g)               # sets its own count where it searches
+        seen.update(start=start, during=torch.get_num_threads(), ms=agent.max_ms)
+        torch.set_num_threads(start)
+    t = threading.Thread(target=play)
+    t.start()
+    t.join()
+    assert seen["during"] == seen["start"] + 1
+    assert seen["ms"] == PLAY_THINK_SECONDS * 1000
