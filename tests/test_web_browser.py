@@ -12,7 +12,8 @@ Runs against ``python -m nivel_env serve`` started in its own process, as a user
 Positions deep in a game are reached through the JSON API with the page's player token,
 then opened in the page (its token and game id in localStorage, as a reload finds them).
 The page's input guard (``GUARD_MS`` in play.js) makes a click wait after each new board;
-the tests that click many times install Playwright's clock and move it past the guard.
+the tests that click many times install Playwright's clock and move it past the guard, and
+the guard's own tests stop that clock, so that a slow machine cannot outlast the guard.
 Needs ``playwright`` (the dev extra) and a Chromium; ``.ci/run`` installs both, so in CI
 this test runs (elsewhere it is skipped, saying what is missing).
 """
@@ -186,6 +187,12 @@ def pages(request, browser):
 def _settle(page) -> None:
     """Move the page's clock past the input guard (the page was opened with ``clock``)."""
     page.clock.fast_forward(GUARD_MS + 50)
+
+
+def _pause(page) -> None:
+    """Stop the page's clock (installed with ``clock``) a second on: from here an input
+    guard lasts until the test moves the clock on, however slow the machine is."""
+    page.clock.pause_at(page.evaluate("Date.now()") + 1000)
 
 
 def _until(page, expression: str, timeout_s: float = 30.0) -> None:
@@ -484,18 +491,23 @@ def test_a_double_click_never_ends_the_attack_phase(server, pages):
     attack asks first."""
     token = secrets.token_hex(16)
     s = _position(server, token, 3, _before_the_attack)
-    page = pages.open(server, token=token, game=s["id"])
+    page = pages.open(server, token=token, game=s["id"], clock=True)
     asked = []
     page.on("dialog", lambda d: (asked.append(d.message), d.dismiss()))
     page.wait_for_selector("#moves button.move[data-kind=end_main]:enabled")
+    _pause(page)
     page.locator("#moves button.move[data-kind=end_main]").click()
     _until(page, "!busy && game.board.phase === 'attack'")  # end attack phase drawn now
     second = page.locator("#moves button.move[data-kind=end_attack]")
     assert second.evaluate("(b) => b.parentElement.firstElementChild === b")  # where it was
     second.click(force=True, timeout=1000)                    # the second click of the double
-    page.wait_for_timeout(GUARD_MS + 200)
+    page.wait_for_timeout(200)
     assert _on_the_attack(page) and page.evaluate("game.moves") == s["moves"] + 1
     assert not asked and page.locator("#error").is_hidden()
+    page.clock.run_for(GUARD_MS - 100)                        # the guard lasts a moment
+    assert second.is_disabled()
+    page.clock.run_for(150)
+    assert second.is_enabled()
     second.click()                                            # a click of its own, later
     page.wait_for_timeout(100)
     assert asked == ["End the turn with units that can still attack?"]
@@ -505,15 +517,17 @@ def test_a_double_click_never_ends_the_attack_phase(server, pages):
 def test_a_key_typed_twice_never_ends_the_attack_phase(server, pages):
     token = secrets.token_hex(16)
     s = _position(server, token, 3, _before_the_attack)
-    page = pages.open(server, token=token, game=s["id"])
+    page = pages.open(server, token=token, game=s["id"], clock=True)
     asked = []
     page.on("dialog", lambda d: (asked.append(d.message), d.accept()))
     page.wait_for_selector("#moves button.move[data-kind=end_main]:enabled")
+    _pause(page)
     page.keyboard.press("e")
     _until(page, "!busy && game.board.phase === 'attack'")
     page.keyboard.press("e")                                # typed ahead: dropped
-    page.wait_for_timeout(GUARD_MS + 200)
+    page.wait_for_timeout(200)
     assert _on_the_attack(page) and not asked
+    page.clock.run_for(GUARD_MS + 50)
     page.keyboard.press("e")                                # now: asked, then ended
     _until(page, f"!busy && game.moves > {s['moves'] + 1}")
     assert asked == ["End the turn with units that can still attack?"]
