@@ -72,11 +72,16 @@ class Hint(NamedTuple):
 
 
 class Coach:
-    """Hints for the person at ``seat``; ``seed`` breaks the heuristic's ties."""
+    """Hints for the person at ``seat``; ``seed`` breaks the heuristic's ties.
+
+    A hint is a function of the position as the person sees it and of the lessons given
+    so far: asking again (or in a world that differs only in hidden cards) gives the same
+    answer.  ``given(g, hint)`` records that a hint was shown when the person moves on,
+    so its lesson is not given again."""
 
     def __init__(self, seat: int, seed: int = 0):
         from agents.heuristic import HeuristicAgent
-        self.seat = seat
+        self.seat, self.seed = seat, seed
         self.agent = HeuristicAgent(seed=seed)
         self._encoder = None
         self.taught: set[str] = set()
@@ -88,7 +93,15 @@ class Coach:
             return None
         legal = g.legal_actions()
         a = legal[0] if len(legal) == 1 else self._choose(g, legal)
-        return Hint(a, why(g, a), self._lesson(g, a))
+        due = self._lessons_due(g, a)
+        return Hint(a, why(g, a), LESSONS[due[0]] if due else "")
+
+    def given(self, g, hint: Hint) -> None:
+        """The person saw ``hint`` at ``g`` and moves on: its lesson has been given."""
+        due = self._lessons_due(g, hint.action)
+        if due:
+            self.taught.add(due[0])
+        self._due = due[1:]
 
     def _choose(self, g, legal: list[int]) -> int:
         import numpy as np
@@ -97,22 +110,21 @@ class Coach:
             self._encoder = Encoder(g.db)
         mask = np.zeros(A.N_ACTIONS, dtype=np.int8)
         mask[legal] = 1
+        # ties broken the same way whenever this position is asked about
+        self.agent.rng = np.random.default_rng([self.seed, g.turn, *legal])
         return int(self.agent.act(self._encoder.encode(g, self.seat, legal), mask))
 
-    def _lesson(self, g, a: int) -> str:
-        """One lesson a hint: the parts of the game that have come up (the main phase,
-        damage once the person has taken some, the part move ``a`` belongs to) are given
-        in the order they came up, one at each hint, each once."""
-        topics = (["main"] if decision_info(g).kind == K.D_MAIN else []) + [_topic(g, a)] + \
-            (["damage"] if g.damage[self.seat] else [])
-        for topic in topics:
-            if topic is not None and topic not in self.taught and topic not in self._due:
-                self._due.append(topic)
-        if not self._due:
-            return ""
-        topic = self._due.pop(0)
-        self.taught.add(topic)
-        return LESSONS[topic]
+    def _lessons_due(self, g, a: int) -> list[str]:
+        """The lessons not given yet whose part of the game has come up, first the one for
+        this decision (the main phase, then the part move ``a`` belongs to), then those
+        left from earlier decisions in the order they came up, then damage once the person
+        has taken some: a hint gives the first, one lesson at a time."""
+        now = (["main"] if decision_info(g).kind == K.D_MAIN else []) + [_topic(g, a)]
+        due = []
+        for topic in now + self._due + (["damage"] if g.damage[self.seat] else []):
+            if topic is not None and topic not in self.taught and topic not in due:
+                due.append(topic)
+        return due
 
 
 def _topic(g, a: int) -> str | None:

@@ -108,7 +108,7 @@ class PlaySession:
                                              **(meta or {})})
         self.coaching = coach
         self._coach = None
-        self._hint: tuple | None = None              # (moves, Hint) for the position now
+        self._hint: tuple | None = None              # (game, moves, Hint): the last hint
         self.story = Narrator(self.g, self.human)
         self.log: list[str] = self.story.new_lines()
         self._mask = np.zeros(N_ACTIONS, dtype=np.int8)
@@ -145,12 +145,12 @@ class PlaySession:
         answer however often it is asked at one position."""
         if not self.legal():
             return None
-        if self._hint is None or self._hint[0] != self.moves:
+        if self._hint is None or self._hint[0] is not self.g or self._hint[1] != self.moves:
             if self._coach is None:
                 from .coach import Coach
                 self._coach = Coach(self.human, seed=self.seed)
-            self._hint = (self.moves, self._coach.hint(self.g))
-        return self._hint[1]
+            self._hint = (self.g, self.moves, self._coach.hint(self.g))
+        return self._hint[2]
 
     def outcome(self) -> str | None:
         """'win', 'loss' or 'draw' once the game is over."""
@@ -205,6 +205,9 @@ class PlaySession:
         if a is None or a not in legal:
             raise IllegalMove(f"move {action!r} is not legal now; legal: {legal}")
         action = a
+        if self._hint is not None and self._hint[0] is self.g and \
+                self._hint[1] == self.moves:             # the hint shown here: its lesson
+            self._coach.given(self.g, self._hint[2])     # is not given again
         self._apply(self.human, action)
         self.advance()
 

@@ -62,14 +62,17 @@ def test_a_hint_reads_only_what_the_person_may_see():
     for seed in range(4):
         g = new_game(load_deck("tide-scholars"), load_deck("veil-piercers"), seed=seed)
         rng = random.Random(seed)
+        coaches = [Coach(0, seed), Coach(1, seed)]          # one each, lessons and all
         step = 0
         while not g.is_terminal():
             if step % 5 == 0 and len(g.legal_actions()) > 1:
                 p = g.current_player
-                want = Coach(p, 3).hint(g)[:2]
+                want = coaches[p].hint(g)
                 for h in (determinize(g, p, seed=step), substitute(g, p, seed=step + 1),
                           relabel(g, p, seed=step + 2)):
-                    assert Coach(p, 3).hint(h)[:2] == want, (g.decision, want)
+                    assert coaches[p].hint(h) == want, (g.decision, want)
+                assert coaches[p].hint(g) == want                   # asked again
+                coaches[p].given(g, want)
                 checked += 1
             g.apply_action(rng.choice(g.legal_actions()))
             step += 1

@@ -727,3 +727,65 @@ def test_every_error_is_shown_and_stays(server, pages, tmp_path):
     bad.write_text("not a replay\n")
     page.set_input_files("#replay-file", str(bad))
     shown("line 1")
+
+
+def test_the_guided_first_game_points_at_each_move_and_wins(server, pages):
+    """First game (guided): at every decision the coach's move is outlined and its reason
+    shown, lessons the first time each part comes up; clicking the outlined move each
+    time wins the game (issue 29: a first game that teaches)."""
+    page = pages.open(server, clock=True)
+    page.on("dialog", lambda d: d.accept())      # the coach may end a turn with attackers left
+    page.click("#start-guided")
+    page.wait_for_selector("#game:not([hidden])")
+    assert page.locator("#hint").is_hidden()                   # the guided game hints anyway
+    lessons, clicks = set(), 0
+    for _ in range(400):
+        _until(page, "!busy", 60)
+        _settle(page)
+        if page.evaluate("game.over"):
+            break
+        assert page.locator("#coach").is_visible()
+        assert page.inner_text("#coach-why").strip()
+        if page.locator("#coach-lesson").is_visible():
+            lessons.add(page.inner_text("#coach-lesson"))
+        hinted = page.locator("#game button.move.hinted")
+        assert hinted.count() == 1, page.inner_text("#coach")
+        if pages.size == "phone" and clicks == 3:
+            assert _wide(page) <= 392
+            page.screenshot(path=str(SHOTS / "browser-guided-phone.png"), full_page=True)
+        if pages.size == "desktop" and clicks == 2:
+            page.screenshot(path=str(SHOTS / "browser-guided.png"), full_page=True)
+        hinted.click()
+        clicks += 1
+    assert page.evaluate("game.outcome") == "win" and page.locator("#coach").is_hidden()
+    assert len(lessons) == 10 and all(x.startswith("Lesson: ") for x in lessons)
+
+
+def test_a_hint_on_asking_and_cards_that_cannot_be_played_say_why(server, pages):
+    token = secrets.token_hex(16)
+    s = _position(server, token, 5, lambda s: s["board"]["phase"] == "main" and
+                  s["board"]["deciding"] == "you" and
+                  any("cannot" in c for c in s["board"]["you"]["hand"]))
+    page = pages.open(server, token=token, game=s["id"])
+    page.wait_for_selector("#game:not([hidden])")
+    greyed = page.locator(".hand-cards .card.unplayable")
+    want = [c["cannot"] for c in s["board"]["you"]["hand"] if "cannot" in c]
+    assert greyed.count() == len(want)
+    assert f"Can't play: {want[0]}" in greyed.first.inner_text()
+    assert greyed.first.locator("button.move").count() == 0
+    assert page.locator("#coach").is_hidden()
+    page.click("#hint")
+    page.wait_for_selector("#coach:not([hidden])")
+    assert page.locator("#game button.move.hinted").count() >= 1
+    assert page.inner_text("#coach-why").strip()
+
+
+def test_before_a_block_the_outcome_of_each_answer_is_shown(server, pages):
+    token = secrets.token_hex(16)
+    s = _position(server, token, 2, lambda s: s["board"]["deciding"] == "you" and
+                  any(m["kind"] == "defend" for m in s["legal"]))
+    page = pages.open(server, token=token, game=s["id"])
+    page.wait_for_selector("#forecast:not([hidden])")
+    text = page.inner_text("#forecast")
+    assert "Block with your " in text and " vs their " in text and " is trashed" in text
+    assert s["board"]["forecast"] and text.splitlines()[0] == s["board"]["forecast"][0]

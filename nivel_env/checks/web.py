@@ -86,6 +86,7 @@ def answers(client, key: str, s: dict, constant: bool = True) -> list[tuple[str,
     from ..web.app import PLAYER_HEADER
     asks = [("GET", game, None, None),
             ("GET", f"{game}?since={max(0, total - 3)}", None, None),
+            ("GET", f"{game}/hint", None, None),
             ("GET", "/api/games", None, None), ("POST", f"{game}/rematch", None, None),
             ("POST", f"{game}/review", None, None), ("GET", f"{game}/replay", None, None),
             ("POST", f"{game}/move", {"action": illegal, "moves": moves}, None),

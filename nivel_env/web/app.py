@@ -5,9 +5,11 @@ Routes (all answers JSON unless said):
   GET  /api/options              decks, opponents, difficulties to choose from
   GET  /api/rules                the rules primer (nivel_env/primer.py)
   GET  /api/decks/{name}         an offered deck's list (by its menu name, never a path)
-  POST /api/games                {deck, opponent_deck, opponent, difficulty, seat, seed}
+  POST /api/games                {deck, opponent_deck, opponent, difficulty, seat, seed},
+                                 or {tutorial: true}: the guided first game
   GET  /api/games                the games made with this request's player token
   GET  /api/games/{id}?since=N   the game as the person's seat sees it; log lines from N
+  GET  /api/games/{id}/hint      the coach's move for the person now, and why
   POST /api/games/{id}/move      {action, moves}: ``moves`` is the move count the page
                                  saw, so a move sent from a stale page changes nothing
   POST /api/games/{id}/surrender
@@ -57,9 +59,10 @@ from ..cards import CardDataError, Deck, DeckError, list_decks, load_deck
 from ..narrate import replay_seat, replay_story
 from ..primer import BASICS, glossary, keyword_lines
 from ..replay import ReplayError, parse_replay
-from ..session import SEED_SPACE, IllegalMove, PlaySession, SetupError, default_decks
+from ..session import (SEED_SPACE, IllegalMove, PlaySession, SetupError, default_decks,
+                       tutorial)
 from .store import LimitError, Store
-from .view import card_data, legal_moves, seat_view
+from .view import card_data, hint_data, legal_moves, seat_view
 
 STATIC = Path(__file__).with_name("static")
 MAX_BODY = 1 << 14                       # a move or a new game: a few hundred bytes
@@ -263,7 +266,10 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
                "deck": s.my_deck.name, "opponent_deck": s.their_deck.name,
                "opponent": s.opponent, "over": s.over, "outcome": s.outcome(),
                "board": seat_view(s.g, s.human), "legal": legal_moves(s.g, s.human),
-               "log": s.log[since:], "log_from": since, "log_total": len(s.log)}
+               "log": s.log[since:], "log_from": since, "log_total": len(s.log),
+               "guided": s.coaching}
+        if s.coaching:                        # the guided first game: a hint at every move
+            out["coach"] = hint_data(s)
         if s.over:
             out["seed"] = s.seed
         return out
@@ -314,6 +320,8 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         games.check_room(client)
 
         def make() -> PlaySession:
+            if choices.get("tutorial"):          # the guided first game (coach.TUTORIAL)
+                return tutorial(db=cfg.db, meta={"via": "serve"})
             return PlaySession(cfg.decks.get(choices["deck"]),
                                cfg.decks.get(choices["opponent_deck"]),
                                cfg.opponents[choices["opponent"]][0], choices["difficulty"],
@@ -325,7 +333,8 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         except SetupError as e:
             raise BadRequest(str(e)) from None
         key = games.add(s, client, owner=player_token(request) or "",
-                        meta={"choices": played_decks(choices, s)})
+                        meta={"choices": choices if choices.get("tutorial") else
+                              played_decks(choices, s)})
         return JSONResponse(game_state(key, s), status_code=201)
 
     # ------------------------------------------------------------------ routes
@@ -366,6 +375,8 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
 
     async def new_game(request: Request) -> Response:
         data = await _json(request)
+        if data.get("tutorial") is True:         # the guided first game: its own deal
+            return await start_game(request, {"tutorial": True}, None)
         decks = list(cfg.decks)
         seat = data.get("seat", "random")
         if type(seat) is int and seat in (0, 1) or seat in ("0", "1"):   # not true, 1.0
@@ -395,6 +406,12 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
             raise BadRequest("a rematch is offered once the game is over; finish or "
                              "surrender first; nothing changed", 409)
         return await start_game(request, e.meta["choices"], None)   # a fresh seed
+
+    async def hint(request: Request) -> Response:
+        """The coach's move for the person now and why (``{"hint": null}`` when it is not
+        their move); it reads only what their seat may see."""
+        _, e = game_entry(request)
+        return JSONResponse({"hint": await locked(e, lambda: hint_data(e.value))})
 
     async def show_game(request: Request) -> Response:
         key, e = game_entry(request)
@@ -546,6 +563,7 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         Route("/api/games", list_games),
         Route("/api/games/{id}", show_game),
         Route("/api/games/{id}", close_game, methods=["DELETE"]),
+        Route("/api/games/{id}/hint", hint),
         Route("/api/games/{id}/move", move, methods=["POST"]),
         Route("/api/games/{id}/surrender", surrender, methods=["POST"]),
         Route("/api/games/{id}/rematch", rematch, methods=["POST"]),

@@ -1,9 +1,11 @@
 """What one seat may see, as plain data a browser can draw.
 
 ``seat_view`` is the browser's board: both leaders, levels, sizes, lanes with the units'
-current power, hit and keywords (values included), items, skill and damage zones, trashes,
-the seat's own hand, the opponent's hand and deck as counts (plus the hand cards made
-known, 3.1.7), and the battle in progress by lanes and sides (7).  ``legal_moves`` lists
+current power, hit and keywords (as they act, values included), items, skill and damage
+zones, trashes, the seat's own hand (a card it cannot play now says why), the opponent's
+hand and deck as counts (plus the hand cards made known, 3.1.7), the battle in progress by
+lanes and sides (7) and, when the seat decides how to meet an attack, what each answer
+does (``screen.forecast_lines``).  ``legal_moves`` lists
 the seat's legal actions with their kind and what each concerns (a hand card, a lane, the
 leader), so the page can put each move's button on that card.
 
@@ -18,10 +20,10 @@ from ..cards import model as m
 from ..cards.text import render_card_text
 from ..engine import actions as A
 from ..engine import const as K
-from ..engine.legal import field_cost
-from ..engine.view import battle_info, derived
-from ..screen import decision_line, describe, move_key, move_name
-from ..primer import keyword_label
+from ..engine.legal import field_cost, play_blockers
+from ..engine.view import battle_info, decision_info, derived
+from ..screen import (decision_line, describe, forecast_lines, move_key, move_name,
+                      unit_keywords)
 
 
 def card_data(c) -> dict:
@@ -48,8 +50,19 @@ def _unit(g, p: int, lane: int) -> dict | None:
         return None
     dv = derived(g)
     return {"card": card_data(g.card(u)), "power": dv.power[s], "hit": dv.hit[s],
-            "keywords": sorted({keyword_label(k) for k in dv.keywords[s]}),
+            "keywords": unit_keywords(g, s),          # as they act (one Pierce: the highest)
             "items": _cards(g, g.items[s])}
+
+
+def _hand(g, p: int) -> list:
+    """``p``'s hand; in ``p``'s main phase a card with no legal play carries why not
+    (``cannot``, ``engine.play_blockers``), so the page greys it instead of dropping it."""
+    cards = _cards(g, g.hand[p])
+    d = decision_info(g)
+    if d is not None and d.kind == K.D_MAIN and d.player == p:
+        for h, why in play_blockers(g, p).items():
+            cards[h]["cannot"] = why
+    return cards
 
 
 def _side(g, p: int, mine: bool, reveal: bool) -> dict:
@@ -62,7 +75,9 @@ def _side(g, p: int, mine: bool, reveal: bool) -> dict:
             "skills": _cards(g, g.skill[p]),
             "lanes": [_unit(g, p, ln) for ln in range(3)],
             "hand_count": len(g.hand[p])}
-    if mine or reveal:
+    if mine and not reveal:
+        side["hand"] = _hand(g, p)
+    elif reveal:
         side["hand"] = _cards(g, g.hand[p])
     else:
         side["known"] = _cards(g, g.known[p])           # revealed or returned openly
@@ -97,6 +112,9 @@ def seat_view(g, seat: int, reveal: bool = False) -> dict:
         "question": decision_line(g, keys=False) if d is not None and d.player == seat
         else None,
         "battle": _battle(g, seat),
+        # before the seat decides how to meet an attack: what each answer does (7.4)
+        "forecast": forecast_lines(g, seat) if d is not None and d.player == seat and
+        d.kind in ("defense", "guardian") else [],
     }
 
 
@@ -113,11 +131,11 @@ def _concerns(g, p: int, a: int) -> dict:
         return {"leader": "you"} if source == 0 else {"unit": "you", "lane": source - 1}
     if A.ATTACK <= a < A.PICK:
         return {"unit": "you", "lane": (a - A.ATTACK) % 3}
-    dec = g.dec
+    d = decision_info(g)
     i = a - A.PICK
-    if a < A.PICK or dec[0] != K.D_PICK or i >= len(dec[3]) or dec[2] == K.P_ORDER:
+    if a < A.PICK or d.kind != K.D_PICK or i >= len(d.candidates) or d.purpose == K.P_ORDER:
         return {}
-    v = dec[3][i]
+    v = d.candidates[i]
     if v < 0:
         return {}
     zone, owner = g.zone(v), g.owner(v)
@@ -138,4 +156,12 @@ def legal_moves(g, seat: int) -> list[dict]:
              "name": move_name(g, a), **_concerns(g, seat, a)} for a in g.legal_actions()]
 
 
-__all__ = ["card_data", "legal_moves", "seat_view"]
+def hint_data(s) -> dict | None:
+    """The coach's hint for the person in session ``s`` (``PlaySession.hint``) as the page
+    shows it: the move's action id, why, and a lesson ('' when none); None when it is not
+    their move.  The coach reads only what the person's seat may see."""
+    h = s.hint()
+    return None if h is None else {"action": h.action, "why": h.why, "lesson": h.lesson}
+
+
+__all__ = ["card_data", "hint_data", "legal_moves", "seat_view"]

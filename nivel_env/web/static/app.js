@@ -39,6 +39,8 @@ function wire() {
   $("nav-rules").addEventListener("click", () => show("rules"));
   $("rules-close").addEventListener("click",
                                   () => show(replay ? "replay" : game ? "game" : "setup"));
+  $("start-guided").addEventListener("click", startGuided);
+  $("hint").addEventListener("click", askHint);
   $("surrender").addEventListener("click", surrender);
   $("rematch").addEventListener("click", rematch);
   $("review").addEventListener("click", reviewGame);

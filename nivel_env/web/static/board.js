@@ -89,13 +89,17 @@ function lanesGrid(board, interactive) {
 }
 
 function handRow(cards, title, interactive) {
-  // room for a greyed card with the reason it cannot be played: a line under its text
+  // a card that cannot be played now stays, greyed, with the server's reason under its text
   const hand = el("div", "hand");
   hand.append(el("h3", "", title));
   const row = el("div", "hand-cards");
   cards.forEach((c, i) => {
     const box = cardBox(c, el("div", "card-text", c.text || ""));
     box.dataset.hand = i;
+    if (interactive && c.cannot) {
+      box.classList.add("unplayable");
+      box.append(el("div", "cannot", `Can't play: ${c.cannot}`));
+    }
     const ms = interactive ? movesFor((m) => m.hand === i) : [];
     if (ms.length) box.append(movesBar(ms));
     row.append(box);

@@ -176,13 +176,48 @@ function renderTools(g) {
   $("save-replay").href = g.over ? `/api/games/${g.id}/replay` : "#";
 }
 
+function renderForecast(g) {  // before a block: what each answer does, from the board now
+  const lines = g.over ? [] : g.board.forecast || [];
+  $("forecast").replaceChildren(...lines.map((line) => el("li", "", line)));
+  $("forecast").hidden = !lines.length;
+}
+
+// ------------------------------------------------------------------ the coach
+let shownHint = null;     // {moves, hint}: the coach's hint for the position on screen
+
+function renderCoach(g) {  // the guided game's hint at every move, another game's on asking
+  const h = g.coach || (shownHint && shownHint.id === g.id && shownHint.moves === g.moves
+    ? shownHint.hint : null);
+  $("coach").hidden = !h || g.over;
+  $("hint").hidden = g.over || Boolean(g.guided);
+  document.querySelectorAll("#game button.move.hinted")
+    .forEach((b) => b.classList.remove("hinted"));
+  if (!h || g.over) return;
+  $("coach-why").textContent = h.why;
+  $("coach-lesson").textContent = h.lesson ? `Lesson: ${h.lesson}` : "";
+  $("coach-lesson").hidden = !h.lesson;
+  document.querySelectorAll(`#game button.move[data-action="${h.action}"]`)
+    .forEach((b) => b.classList.add("hinted"));
+}
+
+async function askHint() {
+  if (!game || game.over || busy) return;
+  try {
+    const { hint } = await api("GET", `/api/games/${game.id}/hint`);
+    shownHint = { id: game.id, moves: game.moves, hint };
+    renderCoach(game);
+  } catch (e) { showError(e.message); }
+}
+
 function render() {
   const g = game;
   if (g.id !== drawn.id || g.moves !== drawn.moves) armGuard(g);
   $("status").textContent = statusLine(g);
   drawBoard($("board"), g.board, ["You", "Opponent"], true);
   $("question").textContent = g.over ? "" : (g.board.question || "The opponent is thinking…");
+  renderForecast(g);
   renderMoves(g);
+  renderCoach(g);
   renderLog(g);
   renderResult(g);
   renderTools(g);

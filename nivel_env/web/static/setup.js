@@ -118,9 +118,17 @@ function showSetup() {
 // ------------------------------------------------------------------ starting a game
 async function startGame(ev) {
   ev.preventDefault();
-  if (busy || !(await endGameOnScreen())) return;
   const body = Object.fromEntries(new FormData($("setup-form")).entries());
   if (!body.seed) delete body.seed;
+  await newGame(body);
+}
+
+async function startGuided() {  // the guided first game: the server's fixed deal
+  await newGame({ tutorial: true });
+}
+
+async function newGame(body) {
+  if (busy || !(await endGameOnScreen())) return;
   try {
     const g = await waiting("Dealing…", () => api("POST", "/api/games", body));
     showError("");
