@@ -27,6 +27,11 @@ from .replay import ReplayRecorder
 SEED_SPACE = 2 ** 63
 
 
+#: ``PlaySession``'s default think time: the one interactive play uses
+#: (``agents.opponents.PLAY_THINK_SECONDS``), read when a session starts
+PLAY_THINK = object()
+
+
 class SetupError(ValueError):
     """A game cannot be set up: an unknown deck or opponent; the message says which."""
 
@@ -41,11 +46,20 @@ def default_decks(seed: int) -> tuple[str, str]:
     return names[seed % len(names)], names[(seed // len(names) + 1 + seed) % len(names)]
 
 
-def load_opponent_named(spec: str, difficulty: str = "hard", seed: int = 0):
-    """``agents.load_opponent`` with its failures turned into a ``SetupError``."""
+def load_opponent_named(spec: str, difficulty: str = "hard", seed: int = 0,
+                        think_seconds: float | None = None):
+    """``agents.load_opponent`` with its failures turned into a ``SetupError``.  With
+    ``think_seconds`` the agent is made ready for a waiting person
+    (``agents.opponents.for_play``): a search stops within that wall time a move (unless
+    the spec names its own ``max_ms``), and torch runs one thread."""
     try:
         from agents import load_opponent
-        return load_opponent(spec, difficulty=difficulty, seed=seed)
+        agent = load_opponent(spec, difficulty=difficulty, seed=seed)
+        if think_seconds is not None:
+            from agents.opponents import for_play
+            named = getattr(agent, "max_ms", None)
+            agent = for_play(agent, think_seconds if named is None else named / 1000)
+        return agent
     except ImportError as e:                      # agents.policy says what to install
         raise SetupError(f"opponent {spec!r}: {e}") from None
     except Exception as e:                                  # noqa: BLE001 -- a clear message
@@ -66,6 +80,10 @@ class PlaySession:
     chose it.  A screen shows a drawn seed only once the game is over (``over``), since
     the seed and the moves so far rebuild every hidden card.
 
+    ``think_seconds`` caps the opponent's wall time a move, as a waiting person needs
+    (default ``PLAY_THINK``: ``agents.opponents.PLAY_THINK_SECONDS``; a search stops with
+    its best move so far; None: no cap).
+
     ``hint()`` is the coach's move for the person and why (``nivel_env.coach``); with
     ``coach`` set the screens show it at every decision (the guided first game,
     ``tutorial()``), otherwise when asked.
@@ -75,7 +93,7 @@ class PlaySession:
                  opponent: str = "heuristic", difficulty: str = "hard",
                  seat: int | None = None, seed: int | None = None, db=None,
                  auto: bool = True, label: str | None = None, meta: dict | None = None,
-                 config=None, coach: bool = False):
+                 config=None, coach: bool = False, think_seconds=PLAY_THINK):
         if seat is not None and not (isinstance(seat, str) and seat == "random"):
             try:
                 seat = check_seat(seat, "PlaySession")        # 0 or 1, or refused by name
@@ -92,7 +110,9 @@ class PlaySession:
             theirs = deck_of(opponent_deck or dealt[1])
         except (CardDataError, DeckError) as e:
             raise SetupError(str(e)) from None
-        self.agent = load_opponent_named(opponent, difficulty, self.seed)
+        if think_seconds is PLAY_THINK:
+            from agents.opponents import PLAY_THINK_SECONDS as think_seconds
+        self.agent = load_opponent_named(opponent, difficulty, self.seed, think_seconds)
         if hasattr(self.agent, "reset"):
             self.agent.reset()
         self.opponent = label or opponent

@@ -212,3 +212,20 @@ def test_the_screen_greys_what_cannot_be_played_and_forecasts_a_block():
             assert "Block with your " in text and " vs their " in text
             seen_forecast = True
     assert seen_reason and seen_forecast
+
+
+def test_a_search_opponent_thinks_within_the_play_limit():
+    """Both screens' sessions cap a search's wall time a move (a person is waiting; the
+    expert took 12.7 s a move on a loaded machine), unless the spec names its own cap;
+    tournaments load the same name uncapped."""
+    pytest.importorskip("torch")
+    from agents import load_opponent
+    from agents.opponents import PLAY_THINK_SECONDS
+    from nivel_env.session import PlaySession
+    s = PlaySession("ember-rush", "stone-bastion", "expert", seed=3, seat=0)
+    assert s.agent.max_ms == PLAY_THINK_SECONDS * 1000
+    named = PlaySession("ember-rush", "stone-bastion", "nv2-search:max_ms=2000", seed=3)
+    assert named.agent.max_ms == 2000
+    assert PlaySession("ember-rush", "stone-bastion", "expert", seed=3,
+                       think_seconds=None).agent.max_ms is None
+    assert load_opponent("expert").max_ms is None                 # evaluate.py's expert
