@@ -437,6 +437,9 @@ _SYNTAX = [(re.compile(p), w) for p, w in (
     (r"unexpected end of stream", "the text ends before this is closed"),
     (r"expected key|expected <block end>|expected '-' indicator",
      "expected a new entry at this block's indentation"),
+    # libyaml 0.2.6 (PyYAML 6.0.4's wheels) refuses flow nesting past 1,000 levels while
+    # scanning ahead, before the events reach _build's own limit
+    (r"nesting depth", f"nested more than {MAX_DEPTH} levels deep"),
     (r"document start", "found more after the end of the document"),
     (r"unexpected document", "found an unexpected document separator (--- or ...)"),
     (r"undefined tag handle", "found an undefined tag handle"),
