@@ -62,9 +62,10 @@ LEVELS = {
                "search over nv2-ppo (determinized PUCT), 512 simulations: the strongest"),
 }
 
-#: the think-time cap for a person's opponent, seconds of wall time a move: the expert's
-#: moves then take at most about 0.85 s on one core, another core busy or the same core
-#: shared (p99, docs/opponents.md "Thinking within a time limit"), inside 1 s
+#: the think-time cap for a person's opponent, seconds of wall time a move: room for the
+#: last forward and the call around it inside 1 s (the expert's p99 on one core, the other
+#: core busy or the same core shared: 115-799 ms, docs/opponents.md "Thinking within a
+#: time limit")
 PLAY_THINK_SECONDS = 0.8
 #: torch intra-op threads for interactive play: with more, OpenMP's waiting threads spin
 #: on cores other work holds and one move took 12.7 s (docs/opponents.md)

@@ -192,8 +192,8 @@ class SearchAgent:
     def _search(self, game, legal: list) -> int:
         """``act_state``'s search, with the collector's passes held off: a move makes tens
         of thousands of nodes and game copies, which refcounting frees (no cycles), yet they
-        set off full passes over everything loaded, torch included -- up to 150 ms each, 14%
-        of the expert's time (docs/opponents.md).  Nothing a move plays depends on it."""
+        set off full passes over everything loaded, torch included -- up to 150 ms each, about
+        13% of the expert's time (docs/opponents.md).  Nothing a move plays depends on it."""
         t0 = self.clock()
         self._deadline = None if self.max_ms is None else t0 + self.max_ms / 1000
         self._reserve = 0.0
