@@ -20,7 +20,7 @@ Loads (``--loads``), the search process pinned to core 0 except in ``incident``:
 * ``other``: a CPU burner (``while 1: pass``) pinned to core 1;
 * ``same``: a burner pinned to core 0, sharing the search's core;
 * ``incident``: the search process unpinned (torch's default, one thread per core) and a
-  burner on core 1 -- how the server ran when a move took 12.7 s.
+  burner on core 1 -- how a screen ran the expert before ``for_play``.
 
 It prints, per load and cap, the decisions timed and their mean / p50 / p90 / p99 / max
 wall time, the CPU share of it, the share of moves that hit the cap, the simulations a
