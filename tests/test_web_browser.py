@@ -484,18 +484,27 @@ def _on_the_attack(page) -> bool:
                          "(m) => m.kind === 'attack')")
 
 
+def _at_the_end_of_a_main_phase(server, pages, accept: bool):
+    """A page on a main phase of the person's whose attack phase will offer an attack, its
+    clock paused (the input guard lasts until the test moves it on): (the page, the game's
+    state, the messages of the dialogs asked, each answered ``accept``)."""
+    token = secrets.token_hex(16)
+    s = _position(server, token, 3, _before_the_attack)
+    page = pages.open(server, token=token, game=s["id"], clock=True)
+    asked = []
+    page.on("dialog", lambda d: (asked.append(d.message),
+                                 d.accept() if accept else d.dismiss()))
+    page.wait_for_selector("#moves button.move[data-kind=end_main]:enabled")
+    _pause(page)
+    return page, s, asked
+
+
 def test_a_double_click_never_ends_the_attack_phase(server, pages):
     """Ending the main phase draws "end attack phase" in the moves bar where "end main
     phase" was: the double click's second click, landing on it as soon as it is drawn,
     does nothing; once the guard has passed, ending the attack phase while a unit can still
     attack asks first."""
-    token = secrets.token_hex(16)
-    s = _position(server, token, 3, _before_the_attack)
-    page = pages.open(server, token=token, game=s["id"], clock=True)
-    asked = []
-    page.on("dialog", lambda d: (asked.append(d.message), d.dismiss()))
-    page.wait_for_selector("#moves button.move[data-kind=end_main]:enabled")
-    _pause(page)
+    page, s, asked = _at_the_end_of_a_main_phase(server, pages, accept=False)
     page.locator("#moves button.move[data-kind=end_main]").click()
     _until(page, "!busy && game.board.phase === 'attack'")  # end attack phase drawn now
     second = page.locator("#moves button.move[data-kind=end_attack]")
@@ -515,13 +524,7 @@ def test_a_double_click_never_ends_the_attack_phase(server, pages):
 
 
 def test_a_key_typed_twice_never_ends_the_attack_phase(server, pages):
-    token = secrets.token_hex(16)
-    s = _position(server, token, 3, _before_the_attack)
-    page = pages.open(server, token=token, game=s["id"], clock=True)
-    asked = []
-    page.on("dialog", lambda d: (asked.append(d.message), d.accept()))
-    page.wait_for_selector("#moves button.move[data-kind=end_main]:enabled")
-    _pause(page)
+    page, s, asked = _at_the_end_of_a_main_phase(server, pages, accept=True)
     page.keyboard.press("e")
     _until(page, "!busy && game.board.phase === 'attack'")
     page.keyboard.press("e")                                # typed ahead: dropped
