@@ -113,6 +113,13 @@ class Narrator:
             line = self.line(e)
             if not line:
                 continue
+            if e["type"] == "mulligan" and e.get("redraw") and out and \
+                    out[-1][0][-1] == i - 1 and self.g.events[i - 1]["type"] == "draw" and \
+                    self.g.events[i - 1].get("player") == e["player"]:
+                # 5.1.6.1: the new hand's draw is the mulligan's own ("... draws a new one")
+                out[-1] = (out[-1][0] + (i,), line)
+                last = None
+                continue
             key = self._joins(e)
             if key is not None and key == last:
                 out[-1] = (out[-1][0] + (i,), self._joined(e, len(out[-1][0]) + 1))

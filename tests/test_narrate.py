@@ -416,3 +416,18 @@ def test_random_games_tell_nothing_twice():
 @pytest.mark.slow
 def test_many_random_games_tell_nothing_twice():
     _no_repeats(1500)
+
+
+def test_a_mulligan_is_one_line_not_a_draw_and_a_redraw():
+    """A mulligan's new hand is told by the mulligan line, not as a second 'draws 5'."""
+    from nivel_env.engine import actions as A
+    from nivel_env.narrate import narrate
+    g = new_game(load_deck("ember-rush"), load_deck("stone-bastion"), seed=3)
+    p = g.current_player
+    g.apply_action(A.MULLIGAN)
+    for viewer in (0, 1):
+        lines = narrate(g, viewer)
+        assert sum("draw" in x and "5 cards" in x for x in lines) == 2, lines   # deals
+        assert lines[-1].endswith("shuffles the hand back and draws a new one.") or \
+            lines[-1] == "You shuffle the hand back and draw a new one.", lines
+        assert (viewer == p) == lines[-1].startswith("You ")
