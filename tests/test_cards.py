@@ -416,3 +416,58 @@ def test_every_command_prints_its_help(command, capsys):
     with pytest.raises(SystemExit) as e:
         main(command.split() + ["--help"])
     assert e.value.code == 0 and "usage:" in capsys.readouterr().out
+
+
+# ------------------------------------------------ card text says what the engine does
+# Each skill moves one card into a hand or a deck; with a card condition the engine shows
+# it to the other player (3.1.7), without one it does not.
+REVEALS = """
+cards:
+  - {id: RV-01, type: skill, name: Blind Search, name_ko: 찾기, cost: 1, attribute: fire,
+     effect: [{search: {amount: 1}}]}
+  - {id: RV-02, type: skill, name: Unit Search, name_ko: 유닛 찾기, cost: 1, attribute: fire,
+     effect: [{search: {filter: {type: unit}, amount: 1}}]}
+  - {id: RV-03, type: skill, name: Tuck Any, name_ko: 넣기, cost: 1, attribute: fire,
+     effect: [{to_deck_bottom: {target: {who: you, zone: hand, choose: 1}}}]}
+  - {id: RV-04, type: skill, name: Tuck a Unit, name_ko: 유닛 넣기, cost: 1, attribute: fire,
+     effect: [{to_deck_bottom: {target: {who: you, zone: hand, choose: 1,
+                                         filter: {type: unit}}}}]}
+  - {id: RV-05, type: skill, name: Dredge a Unit, name_ko: 유닛 끌기, cost: 1,
+     attribute: fire,
+     effect: [{return_to_hand: {target: {who: you, zone: deck, random: 1,
+                                         filter: {type: unit}}}}]}
+  - {id: RV-06, type: skill, name: Dig Up, name_ko: 파내기, cost: 1, attribute: fire,
+     effect: [{salvage: {target: {who: you, zone: deck, random: 1}}}]}
+"""
+
+
+@pytest.mark.parametrize("card_id", ["RV-01", "RV-02", "RV-03", "RV-04", "RV-05", "RV-06"])
+def test_card_text_promises_a_reveal_exactly_when_the_engine_reveals(tmp_path, card_id):
+    """3.1.7: a card an effect moves out of a hand or deck is shown only when the effect has
+    a card condition; the text said "reveal it" for every search, with or without one."""
+    from conftest import P, TEST_POOL, do, make
+    db = load_card_db([TEST_POOL, write(tmp_path, REVEALS)])
+    c = db.get(card_id)
+    g = make(db, P(level=5, hand=[card_id, "T-002", "T-003"], deck=["T-002", "T-022"] * 3))
+    before = len(g.events)
+    do(g, f"use {c.name}")
+    while g.decision.kind == "pick" and g.current_player == 0:
+        g.apply_action(next(a for a in g.legal_actions()
+                            if g.action_name(a).startswith("pick")))
+    moved = [e for e in g.events[before:] if e["type"] in ("search", "to_deck_bottom",
+                                                           "return_to_hand", "salvage")]
+    shown = [e for e in g.events[before:] if e["type"] == "reveal"]
+    assert moved, f"{c.name} moved nothing"
+    assert ("reveal" in c.text) == bool(shown), (c.text, shown)
+
+
+def test_a_skills_condition_is_in_its_text(db):
+    """A skill's `if` is a play condition the engine keeps (6.4.1.1, legal._plays): its text
+    says it (Sanctuary and Dawn and Dusk showed only their effect)."""
+    from nivel_env.cards.text import render_condition
+    assert db.get("LI-18").text.startswith("If your level is at least 5: ")
+    assert db.get("LI-27").text.startswith("If [Mix]: ")
+    skills = [c for c in db if c.type == m.SKILL and c.effect.condition is not None]
+    assert len(skills) >= 2
+    for c in skills:
+        assert f"If {render_condition(c.effect.condition)}: " in c.text, (c.id, c.text)

@@ -116,6 +116,14 @@ Filters: `type`, `attribute`, `affiliation` (a value or list: any of them), `cos
 play), `keyword` (a section-10 name, below), `has_item`, `has_trigger`, `id`.
 """
 
+_REVEALS = """\
+A card that `search`, `return_to_hand`, `to_deck_bottom` or `salvage` puts into a hand or
+a deck is shown to the other player when the action has a card condition (a `filter`,
+3.1.7), and the card text says so ("reveal it", "revealing it" for a card taken out of a
+hand or deck). Without a card condition nothing is shown: the other player learns that
+cards moved, from where and how many, not which (docs/rulings.md R15, R23).
+"""
+
 
 def _arg(t: v.Term) -> str:
     if t.arg == "int":
@@ -166,7 +174,7 @@ def cards_markdown() -> str:
             args += f" (needs {' or '.join(f'`{a}`' for a in t.needs)})"
         out.append(f"| `{t.key}` | {args} | {t.rule} | {t.what} | "
                    f"{'yes' if t.cost else ''} | {'yes' if t.passive else ''} |")
-    out += ["", _SELECTORS, "## Sub-keywords (`keywords:`)", "",
+    out += ["", _REVEALS, _SELECTORS, "## Sub-keywords (`keywords:`)", "",
             "| entry | keyword | rule | does |", "|---|---|---|---|"]
     for t in v.SUBKEYWORDS:
         rng = _range(t)

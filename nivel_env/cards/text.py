@@ -54,6 +54,11 @@ def render_actions(actions: tuple, continuous: bool = False) -> str:
 
 def render_ability(ab: m.Ability, lang: str = "en") -> str:
     head = _gates(ab.gates, lang) + f"[{voc.timing_label(ab.when, lang)}]"
+    return f"{head} {_ability_body(ab)}"
+
+
+def _ability_body(ab: m.Ability) -> str:
+    """An ability's text after its timing: cost, "you may", condition, actions, limit."""
     body = render_actions(ab.actions, ab.when == m.PASSIVE)
     if ab.cost:
         body = f"{render_actions(ab.cost)[:-1]}: {body}"
@@ -63,7 +68,7 @@ def render_ability(ab: m.Ability, lang: str = "en") -> str:
         body = f"If {render_condition(ab.condition)}: {body}"
     if ab.limit > 1:
         body += f" ({ab.limit} times per turn)"
-    return f"{head} {body}"
+    return body
 
 
 def render_card_text(card: m.Card, lang: str = "en") -> str:
@@ -75,8 +80,8 @@ def render_card_text(card: m.Card, lang: str = "en") -> str:
         lines.append(f"Equip: {f or 'any unit'}")
     lines.extend(render_keyword(k, lang) for k in card.subkeywords)
     lines.extend(render_ability(a, lang) for a in card.abilities)
-    if card.effect is not None:
-        lines.append(render_actions(card.effect.actions))
+    if card.effect is not None:                    # a skill: its condition too (`if`)
+        lines.append(_ability_body(card.effect))
     if card.trigger:
         lines.append(f"[{_kw('Trigger', lang)}] {render_actions(card.trigger)}")
     if card.back is not None:

@@ -178,11 +178,26 @@ def _object(template: str):
     return lambda a, until: template.format(render_selector(a.target, obj=True))
 
 
+def _into_hidden(template: str):
+    """A verb that puts cards into a hand or deck: with a card condition the engine shows
+    them to the other player (3.1.7, engine/verbs.py ``_to_zone``), and the text says so
+    where they come from a hand or deck -- out of an open zone everyone saw them already."""
+    def render(a, until):
+        s = template.format(render_selector(a.target, obj=True))
+        t = a.target
+        if t.ref is None and t.zone in ("hand", "deck") and not t.filter.is_empty():
+            s += f", revealing {'them' if t.mode == 'all' or t.n > 1 else 'it'}"
+        return s
+    return render
+
+
 def _search(a, until):
     amt = render_value(a.amount)
     it = "it" if amt == "1" else "them"
+    # 3.1.7: only a search with a card condition shows the other player what it takes
+    shown = "" if a.filter.is_empty() else f"reveal {it}, "
     return f"search your deck for up to {amt} {noun_phrase(a.filter, 'card', amt != '1')}, " \
-           f"reveal {it}, put {it} into your hand and shuffle your deck"
+           f"{shown}put {it} into your hand and shuffle your deck"
 
 
 def _modify(a, until):
@@ -376,14 +391,14 @@ TERMS: tuple[Term, ...] = (
     Term(VERB, "return_to_hand", "return to hand", rule="3.5.6.1",
          what="to the owner's hand (items on a unit are trashed)", args=("target",),
          target=_OPP_UNIT, scalar="target", cost=True,
-         render=_object("return {} to its owner's hand")),
+         render=_into_hidden("return {} to its owner's hand")),
     Term(VERB, "to_deck_bottom", "to deck bottom", rule="3.2",
          what="to the bottom of the owner's deck", args=("target",), target=_OPP_UNIT,
          scalar="target", cost=True,
-         render=_object("put {} on the bottom of its owner's deck")),
+         render=_into_hidden("put {} on the bottom of its owner's deck")),
     Term(VERB, "salvage", "salvage", rule="3.6", what="from the trash to hand",
          args=("target",), target=m.Selector(who="you", zone="trash", mode="choose", n=1),
-         scalar="target", render=_object("put {} into your hand")),
+         scalar="target", render=_into_hidden("put {} into your hand")),
     Term(VERB, "search", "search", rule="3.2.4", what="up to `amount` matching cards from "
          "your deck to hand, then shuffle", args=("filter", "amount", "up_to"),
          scalar="amount", render=_search),
