@@ -172,14 +172,20 @@ def build(d: Any, db: CardDB, name: str = "<scenario>"):
     check = d.get("check_field_cost", True)
     if not isinstance(check, bool):
         _fail(name, "check_field_cost", f"expected true or false, got {check!r}")
-    for p in (0, 1) if check else ():                    # 6.4.1.1.2: cost within size
+    # 6.4.1.1.2: every card was played within the size.  A game gets past it only when
+    # the size falls afterwards (a bonus expiring, 4.7.3; damage healed, 4.7.2); nothing is
+    # trashed then (tests/test_field_over_size.py), but a scenario that starts there is
+    # more often a mistake, so it is built only when asked for.
+    for p in (0, 1) if check else ():
         cost = field_cost(g, p)
         if cost > g.size[p]:
             _fail(name, f"players[{p}]", f"the cards on the field cost {cost} but the size is "
                                          f"{g.size[p]} (level {g.level[p]} + "
-                                         f"{len(g.damage[p])} damage, 4.7); no game reaches "
-                                         f"this position (6.4.1.1.2; check_field_cost: false "
-                                         f"builds it anyway)")
+                                         f"{len(g.damage[p])} damage, 4.7.2); no card could "
+                                         f"have been played into it (6.4.1.1.2) unless the "
+                                         f"size fell afterwards (an effect's size bonus "
+                                         f"expiring, 4.7.3, or damage healed) -- "
+                                         f"check_field_cost: false builds it")
     g.phase = K.MAIN if phase == "main" else K.ATTACK
     g.stack.append((K.T_MAIN,) if phase == "main" else (K.T_ATTACK,))
     g.log.append({"type": "scenario", "name": name, "turn": turn, "player": tp})
