@@ -223,6 +223,13 @@ cards:
      effect: [{salvage: {target: {who: you, zone: deck, random: 1}}}]}
   - {id: HN-05, type: skill, name: Pry Loose, name_ko: 빼내기, cost: 1, attribute: fire,
      effect: [{salvage: {target: {who: opponent, zone: hand, random: 1}}}]}
+  - {id: HN-06, type: skill, name: Sweep Hands, name_ko: 패 쓸기, cost: 1, attribute: fire,
+     effect: [{to_deck_bottom: {target: {who: any, zone: hand, choose: 3}}}]}
+  - {id: HN-07, type: skill, name: Deep Cut, name_ko: 깊이 베기, cost: 1, attribute: fire,
+     effect: [{to_deck_bottom: {target: {who: opponent, zone: deck, choose: 1}}}]}
+  - {id: HN-08, type: skill, name: Tuck Theirs, name_ko: 상대 패 넣기, cost: 1,
+     attribute: fire,
+     effect: [{to_deck_bottom: {target: {who: opponent, zone: hand, choose: 1}}}]}
 """
 
 
@@ -287,6 +294,74 @@ def test_the_narration_check_over_games_with_hidden_moves(mdb, monkeypatch):
     caught = [narration_errors(decks[0], decks[1], s)[0] for s in seeds]
     assert any(caught), "the check missed hand cards named to the other seat"
     assert "told to player" in next(c for c in caught if c)[0]
+
+
+#: (card, opponent's hand, opponent's deck): a choice with no more candidates than it takes
+#: -- as many as possible, so all of them (8.3.3.1): nobody is asked, nobody looks
+FORCED = [("HN-06", ["T-021"], ["T-022"] * 3),          # 2 cards in both hands for 3
+          ("HN-07", ["T-021"], ["T-003"]),              # the opponent's deck's only card
+          ("HN-08", ["T-021"], ["T-022"] * 3)]          # the opponent's hand's only card
+
+
+@pytest.mark.xfail(strict=True, reason="engine/verbs.py _to_zone counts the chooser among "
+                   "those who could tell the card (seen_by) even where the choice was made "
+                   "for them (8.3.3.1) and they never saw the candidates")
+def test_a_choice_nobody_was_asked_names_no_hidden_card_to_its_chooser(mdb):
+    """3.8.3, 11.2.1: the player whose effect chooses looks at the candidates only when
+    asked; where every candidate is taken without asking, the player's view shows none of
+    them, so the words may not name one either: "A card goes from their hand to the bottom
+    of their deck", not "Their Tide Guard ...".  The narration check sees the difference."""
+    from nivel_env.checks.hidden import told_errors
+    from nivel_env.engine.hidden import seat_event
+    from nivel_env.narrate import Narrator
+    enc = Encoder(mdb)
+    for card, opp_hand, opp_deck in FORCED:
+        g = game(mdb, [card, "T-002"], opp_hand=opp_hand, opp_deck=opp_deck)
+        name = mdb.get(card).name
+        moves = _moves_of(g, (f"use {name}",))
+        assert told_errors(enc, g, 0, moves, 5) == [], card
+        n = Narrator(g, 0)
+        n.seen = len(g.events)
+        g.apply_action(moves[0])
+        assert g.decision.kind != "pick", card                   # nobody was asked
+        theirs = [e for e in g.events if e.get("from") and e["player"] == 1]
+        assert len(theirs) == 1 and "card" not in seat_event(theirs[0], 0), (card, theirs)
+        zone = theirs[0]["from"]
+        assert f"A card goes from their {zone} to the bottom of their deck ({name})." in \
+            n.new_lines(), card
+
+
+def test_a_chooser_asked_to_pick_a_hidden_card_is_told_it_and_the_owner_is_not(mdb):
+    """11.2.1: asked to choose from the opponent's deck, the player looks at the candidates
+    (their view shows them), so the words may name the card taken; its owner sees no deck
+    card (3.2.2) and hears a card went.  The narration check agrees on both seats."""
+    from nivel_env.checks.hidden import told_errors
+    from nivel_env.narrate import Narrator
+    enc = Encoder(mdb)
+    g = game(mdb, ["HN-07", "T-002"], opp_deck=["T-003", "T-022", "T-021"])
+    moves = _moves_of(g, ("use Deep Cut", "pick Tide Guard"))
+    assert told_errors(enc, g, 0, moves, 5) == [] and told_errors(enc, g, 1, moves, 5) == []
+    mine, theirs = Narrator(g, 0), Narrator(g, 1)
+    mine.seen = theirs.seen = len(g.events)
+    for a in moves:
+        g.apply_action(a)
+    assert "Their Tide Guard goes from their deck to the bottom of their deck (Deep Cut)." \
+        in mine.new_lines()
+    assert "A card goes from your deck to the bottom of your deck (Deep Cut)." in \
+        theirs.new_lines()
+
+
+def test_the_narration_check_catches_a_forced_choice_named_to_the_other_seat(mdb,
+                                                                               monkeypatch):
+    """The case above, with every event read whole (the narration before 3.8.3 was kept):
+    the check reports the opponent's hand card named to the player whose effect moved it."""
+    from nivel_env.checks.hidden import told_errors
+    enc = Encoder(mdb)
+    _name_every_card(monkeypatch)
+    for card, opp_hand, opp_deck in FORCED:
+        g = game(mdb, [card, "T-002"], opp_hand=opp_hand, opp_deck=opp_deck)
+        errs = told_errors(enc, g, 0, _moves_of(g, (f"use {mdb.get(card).name}",)), 5)
+        assert errs and "told to player 0" in errs[0], (card, errs)
 
 
 def test_the_narration_check_refuses_blank_names_and_placeholders(mdb, monkeypatch):
