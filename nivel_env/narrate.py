@@ -353,6 +353,14 @@ class Narrator:
         why = _DISCARD_WHY.get(e.get("reason"), "")
         return f"{self.who(p)} discard{'' if me else 's'} {self.name(e['card'])}{why}."
 
+    def _card_order(self, e, p, me):
+        """3.1.6: cards that went into a deck together are put in an order their owner
+        chooses; the other seat is told how many, never the order (3.2.2)."""
+        n, at = e["count"], e.get("at", "bottom")
+        return f"{self.who(p)} put{'' if me else 's'} the {n} cards on the {at} of " \
+               f"{self.whose(p)} {e.get('zone', 'deck')} in an order " \
+               f"{'you' if me else 'they'} choose."
+
     def _mill(self, e, p, me):
         return f"{self.name(e['card'])} goes from {self.whose(p)} deck to the trash."
 

@@ -449,13 +449,15 @@ def _candidate(g, v: int, viewer: int, nums) -> str:
 _ZONE_WORDS = {K.Z_DAMAGE: "damage zone", K.Z_SKILL: "skill zone", K.Z_LEVEL: "level zone"}
 
 
+#: what a pick of each purpose asks, in words ({n}: how many candidates are left)
 _PICKING = {"effect order": "choose which effect resolves first",
             "hand limit discard": "end of turn: discard down to 7 cards",
             "credit discard": "Credit: choose a card to discard",
             "barrier discard": "Guardian (Barrier): choose a card to discard",
             "sacrifice": "Guardian (Sacrifice): choose a unit to trash",
             "offset item": "Guardian (Offset): choose an item to trash",
-            "which effect": "choose which effect to use"}
+            "card order": "{n} cards go under your deck in the order you choose: choose "
+                          "the next to put under it (the last ends at the very bottom)"}
 
 
 def source_name(g, iid: int) -> str:
@@ -472,7 +474,7 @@ def _pick_question(g, d, key) -> str:
     done = key("n: done") if d.can_pass else ""
     purpose = K.PICK_PURPOSES[d.purpose]
     if purpose != "effect target":
-        what = _PICKING.get(purpose, purpose)
+        what = _PICKING.get(purpose, purpose).format(n=len(d.candidates))
         return f"{source}: {what}{done}." if d.source >= 0 else \
             f"{what[:1].upper()}{what[1:]}{done}."
     ab = g.db.abilities[d.ability] if d.ability >= 0 else None

@@ -182,6 +182,7 @@ def test_cards_an_effect_moves_out_of_a_hand_or_deck_are_not_named_to_the_other_
     do(g, "use Tuck Two")
     do(g, "pick Flame Lancer")
     do(g, "pick Raider of Ash")
+    do(g, "pick Flame Lancer")                   # 3.1.6: the owner orders them under the deck
     told_them, told_me = theirs.new_lines(), mine.new_lines()
     assert "2 cards go from their hand to the bottom of their deck (Tuck Two)." in told_them
     assert not any("Flame Lancer" in x or "Raider of Ash" in x for x in told_them), told_them

@@ -28,11 +28,18 @@ class RuleConfig:
     #: docs/rulings.md R2 / 7.4.2: a defender that left the field before the battle
     #: step means there is no defending unit, so the attack deals its hit as damage.
     damage_if_defender_gone: bool = True
-    #: docs/rulings.md R16 / 8.4.4, 1.2.3: an action an effect does to each player ("each
-    #: player takes 3 damage", "each player draws 2") is done for both before either
-    #: loses, so both reaching a loss condition in it is a draw.  False: the turn player's
-    #: part is done first (1.3.5.1) and a loss there ends the game before the other's.
+    #: docs/rulings.md R16, R25 / 8.4.4, 1.2.3: an action an effect does to each player
+    #: ("each player takes 3 damage", "each player draws 2", "each player discards a card")
+    #: is one simultaneous action: both parts are done (the turn player's first, 1.3.5.1)
+    #: before either loses or a unit at 0 power is trashed, so both reaching a loss
+    #: condition in it is a draw.  False: the turn player's part is settled first, and a
+    #: loss there ends the game before the other's part.
     simultaneous_each_player: bool = True
+    #: docs/rulings.md R12 / 11.2.1, 8.3.3, 8.3.4: an effect that chooses cards in the
+    #: opponent's hand ("trash one of your opponent's skill cards in hand") is chosen by
+    #: the player whose effect it is, who looks at that hand while choosing (11.2.1).
+    #: True: the hand's owner chooses instead (the project's earlier reading of 3.8.3).
+    hand_owner_chooses: bool = False
 
     def to_dict(self) -> dict:
         return asdict(self)

@@ -12,7 +12,7 @@ PHASE_NAMES = ("setup", "level_up", "draw", "main", "attack", "end", "over")
 
 # Tasks on the work stack (first element of each tuple).
 T_TURN, T_MAIN_START, T_MAIN, T_ATTACK, T_END, T_BATTLE, T_FRAME, T_BATCH, T_DAMAGE, \
-    T_DAMAGE_CHECK, T_DISCARD, T_GUARD, T_MULLIGAN, T_LOSS_CHECK = range(14)
+    T_DAMAGE_CHECK, T_DISCARD, T_GUARD, T_MULLIGAN, T_LOSS_CHECK, T_ORDER = range(15)
 # Tasks at which waiting automatic effects may resolve (8.4.1.1, 8.4.3): game
 # procedures, not an effect or damage processing in progress.
 CHECKPOINT_TASKS = frozenset((T_TURN, T_MAIN_START, T_MAIN, T_ATTACK, T_END, T_BATTLE))
@@ -21,10 +21,15 @@ CHECKPOINT_TASKS = frozenset((T_TURN, T_MAIN_START, T_MAIN, T_ATTACK, T_END, T_B
 D_MULLIGAN, D_MAIN, D_ATTACK, D_GUARDIAN, D_DEFENSE, D_YESNO, D_PICK = range(7)
 DECISION_NAMES = ("mulligan", "main", "attack", "guardian", "defense", "may", "pick")
 
-# What a PICK decision is for (element 2 of a D_PICK tuple).
-P_TARGET, P_ORDER, P_HAND_LIMIT, P_CREDIT, P_BARRIER, P_SACRIFICE, P_OFFSET, P_ABILITY = range(8)
+# What a PICK decision is for (element 2 of a D_PICK tuple).  P_ORDER orders waiting
+# effects (its candidates index them); P_CARD_ORDER orders cards put into a deck at once
+# (3.1.6; its candidates are those cards).  The observation one-hots these eight, so a new
+# purpose reuses a slot: "card order" took slot 7, "which effect", which no decision had
+# ever used.
+P_TARGET, P_ORDER, P_HAND_LIMIT, P_CREDIT, P_BARRIER, P_SACRIFICE, P_OFFSET, \
+    P_CARD_ORDER = range(8)
 PICK_PURPOSES = ("effect target", "effect order", "hand limit discard", "credit discard",
-                 "barrier discard", "sacrifice", "offset item", "which effect")
+                 "barrier discard", "sacrifice", "offset item", "card order")
 
 # Pending automatic / continuous effects: (cls, player, kind, self_iid, stamp, arg, arg2).
 CONT, AUTO = 0, 1

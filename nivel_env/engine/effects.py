@@ -2,9 +2,12 @@
 
 A *frame* resolves one ability, one action per step of the main loop, as a
 tuple on the work stack ``(T_FRAME, player, self_iid, ability_key, step, sub,
-picked, did)``: when an action needs a choice the frame stays on the stack and
+picked, did, part)``: when an action needs a choice the frame stays on the stack and
 the engine stops with a decision, so a game can pause, be cloned or be
-serialised in the middle of any effect.
+serialised in the middle of any effect.  An action with a choice done to each player
+("each player discards a card") is carried out in *parts*, one per player, the turn
+player's first (1.3.5.1), each player making their own choice; ``part`` says whose turn
+it is, and ``did`` then says whether an earlier part did anything.
 
 Automatic effects that trigger wait in ``Game.pend`` until the current
 procedure reaches a checkpoint (8.4.1.1, 8.4.3); then they are taken as one
@@ -13,6 +16,9 @@ player's automatic, opponent's automatic (8.1.3.2.3), each player ordering their
 own (1.3.5).  Effects triggered meanwhile form the next batch (8.4.2).
 """
 from __future__ import annotations
+
+from dataclasses import replace
+from functools import lru_cache
 
 from ..cards import model as m
 from . import const as K
@@ -23,7 +29,7 @@ from .zones import move
 
 
 # frame fields
-F_P, F_SELF, F_KEY, F_STEP, F_SUB, F_PICKED, F_DID = range(1, 8)
+F_P, F_SELF, F_KEY, F_STEP, F_SUB, F_PICKED, F_DID, F_PART = range(1, 9)
 SUB_FRESH, SUB_YES, SUB_PICKING, SUB_PICKED = range(4)
 
 
@@ -45,7 +51,30 @@ def _push_next(g, nxt: tuple, seq: tuple) -> int:
 
 
 def push_frame(g, p: int, self_iid: int, ab: m.Ability) -> None:
-    g.stack.append((K.T_FRAME, p, self_iid, ab.key, -1 if ab.optional else 0, SUB_FRESH, (), True))
+    g.stack.append((K.T_FRAME, p, self_iid, ab.key, -1 if ab.optional else 0, SUB_FRESH, (), True,
+                    0))
+
+
+def each_in_turn(g, a: m.Action) -> tuple:
+    """The players who carry out ``a`` one after the other, each making their own choice:
+    for an action with a choice done to each player, the turn player then the other
+    (1.3.5.1); () for any other action (it is carried out once, by the effect's player or
+    for all its players at once, e.g. "each player draws 2")."""
+    if a.player == "each" and HANDLERS[a.verb].choice is not None:
+        return g.tp, 1 - g.tp
+    return ()
+
+
+@lru_cache(maxsize=None)
+def _restated(a: m.Action, who: str) -> m.Action:
+    return replace(a, player=who)
+
+
+def part_action(a: m.Action, p: int, q: int) -> m.Action:
+    """Player ``q``'s part of an each-player action of an effect of ``p``: the same action
+    done to ``q`` alone ("you" or "opponent" as seen from ``p``; amounts are still read
+    from ``p``'s side)."""
+    return _restated(a, "you" if q == p else "opponent")
 
 
 def hidden_last_by_card(g, chooser: int, cands: list) -> list:
@@ -62,11 +91,11 @@ def hidden_last_by_card(g, chooser: int, cands: list) -> list:
 
 
 def run_frame(g, f: tuple) -> None:
-    _, p, self_iid, key, step, sub, picked, did = f
+    _, p, self_iid, key, step, sub, picked, did, part = f
     ab = g.db.abilities[key]
     if step < 0:                                   # "may" for the whole ability (8.1.2.2)
         if sub == SUB_YES:
-            g.stack.append((K.T_FRAME, p, self_iid, key, 0, SUB_FRESH, (), True))
+            g.stack.append((K.T_FRAME, p, self_iid, key, 0, SUB_FRESH, (), True, 0))
         else:
             g.stack.append(f)
             g.dec = (K.D_YESNO, p, key, self_iid, -1)
@@ -77,22 +106,29 @@ def run_frame(g, f: tuple) -> None:
                       "ability": key})
         return
     a = seq[step]
-    nxt = (K.T_FRAME, p, self_iid, key, step + 1, SUB_FRESH, (), False)
+    each = each_in_turn(g, a)
     if sub == SUB_FRESH:
-        if not a.additionally and step + 1 < len(seq) and seq[step + 1].additionally:
-            g.stack.append((K.T_LOSS_CHECK, ()))   # 8.4.4.1: a group of actions starts
-        if (a.if_done and not did) or \
-                (a.condition is not None and not condition(g, p, self_iid, a.condition)):
-            _push_next(g, nxt, seq)                # 8.3.2: condition not met, skip
-            return
-        if a.optional:
+        if part == 0:                              # the action as a whole
+            if not a.additionally and step + 1 < len(seq) and seq[step + 1].additionally:
+                g.stack.append((K.T_LOSS_CHECK, ()))   # 8.4.4.1: a group of actions starts
+            if (a.if_done and not did) or \
+                    (a.condition is not None and not condition(g, p, self_iid, a.condition)):
+                _push_next(g, _next_step(f), seq)  # 8.3.2: condition not met, skip
+                return
+            if each:
+                if g.cfg.simultaneous_each_player:
+                    g.stack.append((K.T_LOSS_CHECK, ()))   # 8.4.4: settled once both are done
+                did = False                        # from here: whether a part did anything
+                f = f[:F_DID] + (did, part)
+        if a.optional:                             # 8.1.2.2; each player's own "may"
             g.stack.append(f)
-            g.dec = (K.D_YESNO, p, key, self_iid, step)
+            g.dec = (K.D_YESNO, each[part] if each else p, key, self_iid, step)
             return
+    act = part_action(a, p, each[part]) if each else a
     h = HANDLERS[a.verb]
     choose, run = h.choice, h.run
     if choose is not None and sub != SUB_PICKED:
-        spec = choose(g, p, self_iid, a)
+        spec = choose(g, p, self_iid, act)
         if spec is not None:
             chooser, cands, lo, hi, purpose = spec
             left = hidden_last_by_card(g, chooser, [c for c in cands if c not in picked])
@@ -100,20 +136,49 @@ def run_frame(g, f: tuple) -> None:
                 if lo >= len(cands):               # 8.3.3.1: as many as possible = all of them
                     picked = tuple(cands)
                 else:
-                    g.stack.append((K.T_FRAME, p, self_iid, key, step, SUB_PICKING, picked, did))
+                    g.stack.append(f[:F_SUB] + (SUB_PICKING,) + f[F_PICKED:])
                     g.dec = (K.D_PICK, chooser, purpose, tuple(left), len(picked) >= lo, key,
                              self_iid)
                     return
     count = h.count
     if count is not None and sub != SUB_PICKED:    # 1.3.6: choose a number, one at a time
-        spec = count(g, p, self_iid, a)
+        spec = count(g, p, self_iid, act)
         if spec is not None and len(picked) < spec[1]:
-            g.stack.append((K.T_FRAME, p, self_iid, key, step, SUB_PICKING, picked, did))
+            g.stack.append(f[:F_SUB] + (SUB_PICKING,) + f[F_PICKED:])
             g.dec = (K.D_YESNO, spec[0], key, self_iid, step, len(picked), spec[1])
             return
-    pos = _push_next(g, nxt, seq)                  # tasks the verb pushes go above it
-    if run(g, p, self_iid, a, picked):
-        g.stack[pos] = nxt[:F_DID] + (True,)
+    pos = _after_part(g, f, seq, did if each else False)   # tasks the verb pushes go above it
+    if run(g, p, self_iid, act, picked):
+        t = g.stack[pos]
+        g.stack[pos] = t[:F_DID] + (True,) + t[F_DID + 1:]
+
+
+def _next_step(f: tuple) -> tuple:
+    return (K.T_FRAME, f[F_P], f[F_SELF], f[F_KEY], f[F_STEP] + 1, SUB_FRESH, (), False, 0)
+
+
+def _after_part(g, f: tuple, seq: tuple, did: bool) -> int:
+    """Push what follows frame ``f``'s action (or its part of an each-player action, now
+    being carried out): the next player's part, else the frame's next step, with ``did``
+    (an earlier part did something).  Returns the index of the pushed frame.  After the
+    last part the next step goes below the action's loss-check marker (8.4.4), so who
+    lost in it is settled before the effect goes on."""
+    each = each_in_turn(g, seq[f[F_STEP]])
+    part = f[F_PART]
+    stack = g.stack
+    if part + 1 < len(each):                       # 1.3.5.1: then the other player
+        stack.append(f[:F_SUB] + (SUB_FRESH, (), did, part + 1))
+        return len(stack) - 1
+    nxt = _next_step(f)[:F_DID] + (did, 0)
+    if each and g.cfg.simultaneous_each_player:
+        marker = stack.pop()
+        if marker[0] != K.T_LOSS_CHECK:
+            raise RuntimeError(f"each-player action: expected its loss-check marker on the "
+                               f"work stack, found {marker!r}")
+        pos = _push_next(g, nxt, seq)
+        stack.append(marker)
+        return pos
+    return _push_next(g, nxt, seq)
 
 
 def frame_pick(g, f: tuple, value: int) -> None:
@@ -121,14 +186,15 @@ def frame_pick(g, f: tuple, value: int) -> None:
 
 
 def frame_pass(g, f: tuple) -> None:
-    """PASS on a frame: decline a "may" action, or stop choosing (up to)."""
+    """PASS on a frame: decline a "may" action (or a player's part of it), or stop
+    choosing (up to)."""
     if f[F_SUB] == SUB_PICKING:
         g.stack.append(f[:F_SUB] + (SUB_PICKED,) + f[F_SUB + 1:])
     elif f[F_STEP] < 0:
         g.log.append({"type": "decline", "player": f[F_P], "card": g.card(f[F_SELF]).id})
     else:
-        _push_next(g, (K.T_FRAME, f[F_P], f[F_SELF], f[F_KEY], f[F_STEP] + 1, SUB_FRESH, (),
-                       False), g.db.abilities[f[F_KEY]].sequence)
+        seq = g.db.abilities[f[F_KEY]].sequence
+        _after_part(g, f, seq, f[F_DID] if each_in_turn(g, seq[f[F_STEP]]) else False)
 
 
 def frame_yes(g, f: tuple) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from ..cards import model as m
 from . import combat, const as K, effects
 from .match import gates_ok, matches
+from .order import run_order
 from .rng import next_u64, shuffle
 from .leader import change_level
 from .stats import ensure
@@ -144,6 +145,7 @@ HANDLERS = {
     K.T_DAMAGE: combat.run_damage,
     K.T_DAMAGE_CHECK: combat.damage_check,
     K.T_LOSS_CHECK: loss_check,
+    K.T_ORDER: run_order,
     K.T_DISCARD: effects.run_discard,
     K.T_GUARD: combat.run_guard,
     K.T_MULLIGAN: lambda g, t: (g.stack.append(t), setattr(g, "dec", (K.D_MULLIGAN, t[1]))),
@@ -181,7 +183,8 @@ def rule_processing(g) -> None:
         if zero:
             ensure(g)
     stack = g.stack
-    if stack and stack[-1][0] in (K.T_FRAME, K.T_DAMAGE, K.T_DAMAGE_CHECK, K.T_LOSS_CHECK):
+    if stack and stack[-1][0] in (K.T_FRAME, K.T_DAMAGE, K.T_DAMAGE_CHECK, K.T_LOSS_CHECK,
+                                  K.T_ORDER):
         return                                      # effect or damage processing goes on
     _check_equips(g)                                               # 8.6.2
     for p in (0, 1):                                               # 9.2.1.2

@@ -11,6 +11,7 @@ from ..cards.vocab import CONDITION_BY_KEY, GATE
 from . import actions as A, combat, const as K, effects
 from .flow import mulligan, run
 from .match import condition, gates_ok, matches
+from .order import order_pick
 from .stats import ensure
 from .verbs import cost_payable, possible
 from .zones import move, place_unit, trash_from_field
@@ -314,6 +315,8 @@ def apply_action(g, a: int) -> None:
                 effects.resolve_from_batch(g, t, v)
             elif tk == K.T_DISCARD:
                 effects.discard_pick(g, t, v)
+            elif tk == K.T_ORDER:
+                order_pick(g, t, v)
             else:
                 combat.guard_pick(g, t, v)
     elif kind == K.D_MULLIGAN:

@@ -14,8 +14,9 @@ def _where(g, iid: int, viewer: int) -> str:
     w = g.where[iid]
     z, lane = w >> 2, w & 3
     own = "your" if iid // K.PER == viewer else "opponent's"
-    if z == K.Z_HAND:
-        return f"hand {g.hand[iid // K.PER].index(iid)}"
+    if z == K.Z_HAND:                              # the other's hand: no position (3.8.3)
+        return f"hand {g.hand[iid // K.PER].index(iid)}" if iid // K.PER == viewer \
+            else "opponent's hand"
     if z in (K.Z_UNIT, K.Z_ITEM):
         return f"{own} lane {lane}"
     return f"{own} {K.ZONE_NAMES[z]}" if 0 <= z < len(K.ZONE_NAMES) else "nowhere"

@@ -16,6 +16,10 @@ Each verb has up to five functions (``Verb``):
   first (1.3.6, "draw up to N"), asked one "one more?" at a time; the run gets one entry in
   ``picked`` per unit chosen.
 
+A verb with a choice whose action is done to each player ("each player discards a card")
+gets it one player at a time, restated for that player alone (``effects.each_in_turn``,
+1.3.5.1); the other verbs get "each" whole and do both players' parts in one run.
+
 Effects "must" do as much as they can (1.3.2, 8.1.2.1); a count of 0 or less
 does nothing (1.3.3).
 """
@@ -28,6 +32,7 @@ from .hidden import who_sees
 from .hooks import PASSIVE
 from .leader import change_level
 from .match import condition, gates_ok, matches, select, unit_slot, value
+from .order import order_into_deck
 from .rng import shuffle
 from .stats import scaled
 from .zones import draw, leave_field, move, trash_from_field
@@ -55,13 +60,15 @@ def _target_choice(g, p, self_iid, a):
     if not cands:
         return None
     lo = 0 if sel.mode == "up_to" else min(sel.n, len(cands))
-    return _chooser(p, sel), cands, lo, sel.n, K.P_TARGET
+    return _chooser(g, p, sel), cands, lo, sel.n, K.P_TARGET
 
 
-def _chooser(p: int, sel) -> int:
-    """Who picks the targets of ``sel`` for an effect of ``p``."""
-    if sel.zone == "hand" and sel.who == "opponent":
-        return 1 - p                               # 3.8.3: the owner picks from a hidden hand
+def _chooser(g, p: int, sel) -> int:
+    """Who picks the targets of ``sel`` for an effect of ``p``: ``p``, the player carrying
+    the effect out (8.3.3, 8.3.4), also among the opponent's hand cards, which ``p`` looks
+    at while choosing (11.2.1; docs/rulings.md R12) -- unless ``hand_owner_chooses``."""
+    if sel.zone == "hand" and sel.who == "opponent" and g.cfg.hand_owner_chooses:
+        return 1 - p                               # R12's option: the hand's owner picks
     return p
 
 
@@ -117,6 +124,9 @@ def run_draw(g, p, self_iid, a, picked):
 
 
 def choice_discard(g, p, self_iid, a):
+    """The discarding player chooses from their hand.  "Each player discards" never comes
+    here whole: the frame carries it out one player at a time, each choosing their own
+    (``effects.each_in_turn``, 1.3.5.1)."""
     q = _players(g, p, a.player)[0]
     n = value(g, p, self_iid, a.amount)
     if a.random or n <= 0 or not g.hand[q]:
@@ -211,7 +221,7 @@ def _to_zone(zone: int, bottom: bool, label: str):
         conditioned = a.target is not None and not a.target.filter.is_empty()
         sel = a.target
         picker = () if sel is None or sel.ref is not None or sel.mode in ("all", "random") \
-            else (_chooser(p, sel),)               # looked at what they picked (11.2.1)
+            else (_chooser(g, p, sel),)            # looked at what they picked (11.2.1)
         for iid in cards:
             src = g.where[iid] >> 2
             seen = who_sees(g, iid)
@@ -227,6 +237,8 @@ def _to_zone(zone: int, bottom: bool, label: str):
             g.log.append(e)
             if conditioned and zone in (K.Z_HAND, K.Z_DECK):
                 reveal(g, iid, label)
+        if zone == K.Z_DECK and len(cards) > 1:
+            order_into_deck(g, cards, self_iid)    # 3.1.6: their owner orders them
         return bool(cards)
     return run
 
@@ -392,7 +404,8 @@ def _some(g, p, self_iid, a) -> bool:
 
 
 def _hand_nonempty(g, p, self_iid, a):
-    return bool(g.hand[_players(g, p, a.player)[0]]) and _some(g, p, self_iid, a)
+    """Some player the action names has a card in hand (each player: either of them)."""
+    return any(g.hand[q] for q in _players(g, p, a.player)) and _some(g, p, self_iid, a)
 
 
 def _size_possible(g, p, self_iid, a):

@@ -67,8 +67,11 @@ def put(g, iid: int, zone: int, lane: int = 3, bottom: bool = False) -> None:
 # both are handled once every part is done, so both players losing there is a draw.
 
 def continues_group(g, f: tuple) -> bool:
-    """Whether frame ``f`` (on the stack, about to run its step) is in the middle of a
-    group of actions joined by "additionally"."""
+    """Whether frame ``f`` (on the stack, about to run its step) is in the middle of one
+    simultaneous action: a group of actions joined by "additionally", or an action with a
+    choice done to each player, past the turn player's part (8.4.4, 1.3.5.1)."""
+    if f[8] > 0:
+        return True
     seq = g.db.abilities[f[3]].sequence
     step = f[4]
     return 0 < step < len(seq) and seq[step].additionally

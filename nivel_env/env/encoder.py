@@ -15,8 +15,10 @@ Why it looks like this:
   public zone, counts of hidden zones.  The chooser of a pick sees every candidate,
   those in a hidden zone too (11.2.1), listed by card rather than position; any other
   observer sees only the candidates in zones open to them (not even how many others
-  there are).  Nothing depends on instance ids or deck order, which the
-  hidden-information check tests by redrawing, substituting and relabelling them.
+  there are), except that how many cards a player is ordering into their deck is
+  public (3.1.5, 3.1.6: the ``card order`` pick).  Nothing depends on instance ids or
+  deck order, which the hidden-information check tests by redrawing, substituting and
+  relabelling them.
 * Speed: the encoder fills a preallocated array with a handful of numpy calls
   (one gather for all card rows, one scatter for flags, one for values, one
   matrix product for zone summaries); the Python work is a few list appends.
@@ -537,7 +539,8 @@ class Encoder:
         The chooser sees every candidate, those in hidden zones too (11.2.1: the player
         resolving the effect looks at them; the engine lists those by card, 3.2.2).  Any
         other observer sees only candidates in zones open to them: a candidate in their
-        opponent's hand or in a deck is left out, count included."""
+        opponent's hand or in a deck is left out, count included -- except for the cards
+        a player is ordering into their deck (3.1.6), whose number is public (3.1.5)."""
         co = OFFSETS["candidate_slots"]
         cands = d.candidates
         order = d.purpose == K.P_ORDER
@@ -582,7 +585,7 @@ class Encoder:
                     vv.append(power[(v // K.PER) * 3 + lane] / 10)
             rows[ROW_CANDS + i - 1] = (self._visible_row(g, p, v, rowof) if not chooser or
                                        order else self._chooser_row(g, v, rowof))
-        if order or chooser:
+        if order or chooser or d.purpose == K.P_CARD_ORDER:
             return len(cands)
         return i if len(cands) <= CANDIDATE_ROWS else i + sum(
             1 for v in cands[CANDIDATE_ROWS:] if v < 0 or (where[v] >> 2) not in
@@ -609,7 +612,11 @@ opponent's hand and the order of both decks never influence it (tests/test_env_a
 resamples them with `nivel_env.engine.hidden.determinize`).  The chooser of a pick sees every
 candidate, a card in a hidden zone too (11.2.1: the player resolving the effect looks at it;
 the engine lists those by card, not deck position); any other observer sees only candidates
-in zones open to them, and their count.
+in zones open to them, and their count.  A `card order` pick (`pick_purpose` slot 7, which
+was `which effect` and never set by any decision) is a player putting cards that went into
+their deck together in the order they choose (3.1.6), one card at a time: its candidates
+are those cards in that deck, which only the chooser sees; the other observer sees the
+pick's purpose and how many cards are left to place (3.1.5), never which.
 
 The layout depends on neither the card pool nor the game: cards are described by features
 of their data (a card row, below), not ids, so a policy can read cards it was not trained
