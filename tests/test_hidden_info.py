@@ -351,6 +351,22 @@ def test_a_chooser_asked_to_pick_a_hidden_card_is_told_it_and_the_owner_is_not(m
         theirs.new_lines()
 
 
+def test_the_narration_check_keeps_the_cards_picked_before_the_position_it_starts_at(mdb):
+    """A position in the middle of a choice among both hands: the chooser picked one of the
+    opponent's hand cards before it and is told its name when the effect moves it.  The
+    candidates offered now leave it out; a world that changed it was not one the chooser
+    cannot tell apart (the check reported a leak there: checks.hidden.picked_so_far)."""
+    from nivel_env.checks.hidden import picked_so_far, told_errors
+    enc = Encoder(mdb)
+    g = game(mdb, ["HN-06", "T-002", "T-003"], opp_hand=["T-021", "T-001", "T-022"])
+    do(g, "use Sweep Hands")
+    do(g, "pick Tide Guard (opponent's hand)")
+    theirs = next(i for i in g.hand[1] if g.card(i).id == "T-021")
+    assert picked_so_far(g, 0) == {theirs} and picked_so_far(g, 1) == set()
+    moves = _moves_of(g, ("pick Flame Lancer", "pick Raider of Ash"))
+    assert told_errors(enc, g, 0, moves, 5) == [] and told_errors(enc, g, 1, moves, 5) == []
+
+
 def test_the_narration_check_catches_a_forced_choice_named_to_the_other_seat(mdb,
                                                                                monkeypatch):
     """The case above, with every event read whole (the narration before 3.8.3 was kept):

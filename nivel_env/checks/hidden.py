@@ -152,9 +152,23 @@ def _swap_own_hand_card(g, p: int):
 # ------------------------------------------------------------------ the narration
 def visible(g, p: int) -> set:
     """The card instances whose card player ``p`` can tell at ``g``: all but the hidden
-    ones (``hidden_groups``) they are not looking at."""
-    hidden = set().union(*hidden_groups(g, p)) - seen_candidates(g, p)
+    ones (``hidden_groups``) they are not looking at nor have just picked."""
+    hidden = set().union(*hidden_groups(g, p)) - seen_candidates(g, p) - picked_so_far(g, p)
     return set(range(len(g.defs))) - hidden
+
+
+def picked_so_far(g, p: int) -> set:
+    """The cards ``p`` already picked in the choice they are still making: they looked at
+    them when they picked (11.2.1), though the candidates offered now leave them out.  A
+    position taken in the middle of such a choice ("choose 3 from any hand", one picked)
+    must keep them in every world."""
+    from ..engine.const import D_PICK, T_FRAME
+    from ..engine.effects import F_PICKED
+    d = g.dec
+    if g.result is not None or d is None or d[0] != D_PICK or d[1] != p or not g.stack \
+            or g.stack[-1][0] != T_FRAME:
+        return set()
+    return set(g.stack[-1][F_PICKED])
 
 
 def _random_game(deck_0, deck_1, seed: int, config, every: int):
@@ -317,4 +331,5 @@ def agent_hidden_errors(agent, deck_0, deck_1, seed: int, config=None, every: in
 
 
 __all__ = ["CHANNELS", "agent_hidden_errors", "hidden_info_errors", "line_errors",
-           "narration_errors", "told_errors", "view", "visible", "world_errors"]
+           "narration_errors", "picked_so_far", "told_errors", "view", "visible",
+           "world_errors"]
