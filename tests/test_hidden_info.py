@@ -303,9 +303,6 @@ FORCED = [("HN-06", ["T-021"], ["T-022"] * 3),          # 2 cards in both hands 
           ("HN-08", ["T-021"], ["T-022"] * 3)]          # the opponent's hand's only card
 
 
-@pytest.mark.xfail(strict=True, reason="engine/verbs.py _to_zone counts the chooser among "
-                   "those who could tell the card (seen_by) even where the choice was made "
-                   "for them (8.3.3.1) and they never saw the candidates")
 def test_a_choice_nobody_was_asked_names_no_hidden_card_to_its_chooser(mdb):
     """3.8.3, 11.2.1: the player whose effect chooses looks at the candidates only when
     asked; where every candidate is taken without asking, the player's view shows none of

@@ -220,8 +220,12 @@ def _to_zone(zone: int, bottom: bool, label: str):
         cards = targets(g, p, self_iid, a, picked)
         conditioned = a.target is not None and not a.target.filter.is_empty()
         sel = a.target
-        picker = () if sel is None or sel.ref is not None or sel.mode in ("all", "random") \
-            else (_chooser(g, p, sel),)            # looked at what they picked (11.2.1)
+        # 11.2.1: a player who chose among the candidates looked at them; where there was
+        # nothing to choose -- all, random, or as many as possible taking every candidate
+        # (8.3.3.1) -- nobody looked, and the cards are told as their zones allow
+        picker = (_chooser(g, p, sel),) if sel is not None and sel.ref is None and (
+            sel.mode == "up_to" or sel.mode == "choose" and
+            len(select(g, p, self_iid, sel)) > sel.n) else ()
         for iid in cards:
             src = g.where[iid] >> 2
             seen = who_sees(g, iid)
