@@ -543,6 +543,9 @@ def decision_line(g, keys: bool = True) -> str:
         if d.most >= 0:                            # a number chosen one at a time (4.4.4)
             return f"{source}: one more? {d.count} chosen so far, at most {d.most}."
         text = render_ability(g.db.abilities[d.ability]) if d.ability >= 0 else ""
+        if d.source >= 0 and g.owner(d.source) != d.player:   # your part of their effect
+            return f"Their {source}: {text} Your part: do it{key('y/n')}?" if text else \
+                f"Their {source}'s effect: your part, do it{key('y/n')}?"
         return f"Use {source}'s effect{key('y/n')}?" + (f" — {text}" if text else "")
     return _pick_question(g, d, key)
 
