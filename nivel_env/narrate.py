@@ -371,7 +371,8 @@ class Narrator:
 
     def _modify(self, e, p, me):
         parts = [f"{v:+d} {k}" for k, v in (("power", e["power"]), ("hit", e["hit"]),
-                                             ("attack", e["attacks"])) if v]
+                                             ("attack", e["attacks"]),
+                                             ("cost", e.get("cost", 0))) if v]
         return f"{self.Owned(e['iid'], e['card'])} gets {', '.join(parts)}" \
                f"{self._because()}."
 

@@ -130,6 +130,7 @@ class Action:
     power: int = 0
     hit: int = 0
     attacks: int = 0
+    cost: int = 0                 # modify: change to a unit's cost while it is on the field
     size: int = 0
     until: str = UNTIL_TURN
     keyword: Optional[Keyword] = None

@@ -347,7 +347,7 @@ def parse_action(ctx: _Ctx, v: Any, path: str, continuous: bool = False,
         kw["player"] = pl
     if verb == "scale":
         _scale_args(ctx, args, p, kw)
-    for stat in ("power", "hit", "attacks"):
+    for stat in ("power", "hit", "attacks", "cost"):
         if stat in args and verb == "modify":
             kw[stat] = _int(ctx, args[stat], f"{p}.{stat}", lo=-20, hi=20)
     if term.needs and not any(k in args for k in term.needs):

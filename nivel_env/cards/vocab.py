@@ -204,6 +204,8 @@ def _modify(a, until):
     parts = [f"{val:+d} {stat}" for stat, val in (("power", a.power), ("hit", a.hit)) if val]
     if a.attacks:
         parts.append(f"{a.attacks:+d} attack{'s' if abs(a.attacks) != 1 else ''}")
+    if a.cost:
+        parts.append(f"{a.cost:+d} cost")
     return f"{subject(a.target, 'gets', 'get')} {', '.join(parts)}{until}"
 
 
@@ -403,8 +405,11 @@ TERMS: tuple[Term, ...] = (
          "your deck to hand, then shuffle", args=("filter", "amount", "up_to"),
          scalar="amount", render=_search),
     Term(VERB, "modify", "modify", rule="8.1.3.3.3", what="change numbers (`attacks`: extra "
-         "attack declarations, 7.2.1.2)", args=("target", "power", "hit", "attacks", "until"),
-         target=_SELF, scalar="target", passive=True, needs=("power", "hit", "attacks"),
+         "attack declarations, 7.2.1.2; `cost`: the unit's cost while it is on the field, "
+         "never below 0, 1.3.7.1 -- the cost the field's sum, upgrades, filters and Mutual "
+         "Destruction read there, 6.4.1.1.2, 3.5.5, 10.2.5.2.3)",
+         args=("target", "power", "hit", "attacks", "cost", "until"),
+         target=_SELF, scalar="target", passive=True, needs=("power", "hit", "attacks", "cost"),
          render=_modify),
     Term(VERB, "grant", "grant", rule="10.2.1", what="give a sub-keyword",
          args=("target", "keyword", "until"), target=_SELF, scalar="target", passive=True,

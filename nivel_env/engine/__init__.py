@@ -52,6 +52,7 @@ def blank_game(db: CardDB, defs: list, seed: int, config: RuleConfig | None) -> 
     g.known = [[], []]
     g.dirty, g._legal = True, None
     g.pw, g.ht, g.na, g.kws, g.cant, g.size = [0] * 6, [0] * 6, [0] * 6, [()] * 6, [0] * 6, [0, 0]
+    g.uc = [0] * 6                         # unit costs as effects change them (stats.refresh)
     for p in (0, 1):
         g.where[p * K.PER] = K.Z_LEVEL * 4 + 3
     return g

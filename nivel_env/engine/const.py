@@ -40,8 +40,10 @@ KIND_NAMES = ("ability", "Pierce", "Plunder", "Infiltrate", "Finale", "Mutual De
 
 # Modifiers: (kind, target, amount, until, applied_by).  Target is a card id, or
 # the player for M_SIZE.  Amount is a keyword key for M_GRANT, a PROHIBIT_* bit
-# for M_PROHIBIT, the factor in percent for M_SCALE_* (1.3.7.2).
-M_POWER, M_HIT, M_ATTACKS, M_SIZE, M_GRANT, M_PROHIBIT, M_SCALE_POWER, M_SCALE_HIT = range(8)
+# for M_PROHIBIT, the factor in percent for M_SCALE_* (1.3.7.2); M_COST changes a unit's
+# cost while it is on the field.
+M_POWER, M_HIT, M_ATTACKS, M_SIZE, M_GRANT, M_PROHIBIT, M_SCALE_POWER, M_SCALE_HIT, \
+    M_COST = range(9)
 U_TURN, U_BATTLE, U_LEAVES = range(3)
 UNTIL_CODES = {"turn": U_TURN, "battle": U_BATTLE, "leaves": U_LEAVES}
 PROHIBIT_ATTACK, PROHIBIT_DEFEND = 1, 2

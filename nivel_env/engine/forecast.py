@@ -3,7 +3,7 @@
 ``battle_forecast`` reads the battle (``Game.battle``, combat.py) and the units' current
 derived stats and keywords, and applies the battle rules to each choice the defending
 player still has: no block, the encounter unit, a Guardian from an adjacent lane.  Only
-public information goes in -- units, items and keywords on the field, printed costs, the
+public information goes in -- units, items and keywords on the field, their costs, the
 number of cards in each zone -- never a hidden card, so it may be shown to either seat;
 and it changes nothing in the game (derived values are refreshed, as ``derived`` does).
 
@@ -79,7 +79,9 @@ def battle_forecast(g) -> BattleForecast | None:
       is trashed when the attacker's power is at least the blocker's, else the attacker
       (7.4.3).  A won battle adds the attacker's Pierce as damage (10.2.3.2) and its
       Plunder as draws (10.2.3.3); a loser with Mutual Destruction trashes the winner too
-      when its printed cost is at least the winner's (10.2.5.2.3-4); a blocker with Finale
+      when its cost in the trash -- printed, what effects did to it on the field gone -- is
+      at least the winner's cost on the field, effects included (10.2.5.2.3-4); a blocker
+      with Finale
       ends the battle at once and is trashed, by effect, with no comparison (10.2.4.2).
       Notes say what else follows (Return, Credit, Exit effects, a Defender effect, the
       Guardian payment, a 10th damage).
@@ -221,15 +223,20 @@ def _block(g, sa: int, sd: int, guardian, paid: tuple) -> BlockOutcome:
         loser, winner, names = sa, sd, ("the attacker", "blocker")
     notes.extend(_leaving_notes(g, loser, names[0]))
     if has_keyword(g, loser, "mutual_destruction"):            # 10.2.5.2.2-4
-        mine, theirs = g.card(g.unit[loser]).cost, g.card(g.unit[winner]).cost
+        # the loser's cost as the card lies in the trash: printed, its field changes gone
+        # (10.2.5.2.4); the winner's as it is on the field (10.2.5.2.3)
+        mine, theirs = g.card(g.unit[loser]).cost, g.uc[winner]
+        was = f" in the trash, {g.uc[loser]} on the field" if g.uc[loser] != mine else ""
+        printed = g.card(g.unit[winner]).cost
+        now = f", printed {printed}" if theirs != printed else ""
         if mine >= theirs:
             trashed.append(names[1])
-            notes.append(f"Mutual Destruction: {names[0]} (cost {mine}) takes the "
-                         f"{names[1]} (cost {theirs}) with it")
+            notes.append(f"Mutual Destruction: {names[0]} (cost {mine}{was}) takes the "
+                         f"{names[1]} (cost {theirs}{now}) with it")
             notes.extend(_leaving_notes(g, winner, "the " + names[1]))
         else:
-            notes.append(f"Mutual Destruction does nothing: {names[0]} costs {mine}, "
-                         f"less than the {names[1]}'s {theirs}")
+            notes.append(f"Mutual Destruction does nothing: {names[0]} costs {mine}{was}, "
+                         f"less than the {names[1]}'s {theirs}{now}")
     return BlockOutcome(dfn, sd % 3, guardian, paid, pa, pd, tuple(trashed), damage, draws,
                         tuple(notes))
 

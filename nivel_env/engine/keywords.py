@@ -11,7 +11,7 @@ from .combat import can_attack
 from .hooks import (ATTACK_DECLARED, BATTLE_STEP, BATTLE_WON, CAN_DEFEND, DEFENSE_DECLARED,
                     GUARDIAN, LEFT_FIELD, MUST_ATTACK, PENDING, UNIT_PLACED, Pending, hook)
 from .match import gates_ok, matches
-from .stats import has_keyword, keyword_value, keywords_named
+from .stats import has_keyword, keyword_value, keywords_named, unit_cost
 from .zones import draw, move, queue, trash_from_field
 
 
@@ -99,9 +99,17 @@ def _mutual_left(g, p, iid, k, by_battle, by_effect, other):
         queue(g, K.AUTO, p, K.K_MUTUAL, iid, other, g.stamp[other])
 
 
-def _mutual(g, p, iid, stamp, other, other_stamp):    # 10.2.5.2.3-4
+def _mutual(g, p, iid, stamp, other, other_stamp):
+    """10.2.5.2.3: if this card's cost is at least the cost of the unit that trashed it in
+    battle, that unit (still on the field) is trashed.  10.2.5.2.4: this card's cost is the
+    cost of the card lying in the trash when the effect resolves -- its printed cost, what
+    effects did to it on the field having ended when it left -- so a card no longer there
+    (moved on since it was trashed) has no cost to compare and nothing happens.  The other
+    unit's cost is its cost on the field now, effects included (``stats.unit_cost``)."""
+    if g.stamp[iid] != stamp or g.where[iid] >> 2 != K.Z_TRASH:
+        return
     if g.stamp[other] == other_stamp and g.where[other] >> 2 == K.Z_UNIT and \
-            g.card(iid).cost >= g.card(other).cost:
+            g.card(iid).cost >= unit_cost(g, other):
         trash_from_field(g, other, by_effect=True)
 
 

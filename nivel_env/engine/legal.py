@@ -20,13 +20,17 @@ from .zones import move, place_unit, trash_from_field
 # ----------------------------------------------------------------- queries
 
 def field_cost(g, p: int) -> int:
-    """Cost of every card on the field: units, their items, skills (6.4.1.1.2, docs/rulings.md B1)."""
+    """Cost of every card on the field: units, their items, skills (6.4.1.1.2, docs/rulings.md
+    B1).  A unit counts at its cost as effects change it on the field (``stats.unit_cost``):
+    the sum reads the cards as they are on the field."""
     cards, defs = g.db.cards, g.defs
+    ensure(g)
+    uc = g.uc
     total = 0
     for s in range(p * 3, p * 3 + 3):
         u = g.unit[s]
         if u >= 0:
-            total += cards[defs[u]].cost
+            total += uc[s]
             for it in g.items[s]:
                 total += cards[defs[it]].cost
     for iid in g.skill[p]:
@@ -35,10 +39,11 @@ def field_cost(g, p: int) -> int:
 
 
 def replaced_cost(g, s: int) -> int:
-    """Cost an upgrade of the unit in slot ``s`` frees: the unit's and its items'
-    (6.4.1.1.2.1: they do not count towards the new card's payment)."""
+    """Cost an upgrade of the unit in slot ``s`` frees: the unit's (as ``field_cost`` counts
+    it) and its items' (6.4.1.1.2.1: they do not count towards the new card's payment)."""
     cards, defs = g.db.cards, g.defs
-    return cards[defs[g.unit[s]]].cost + sum(cards[defs[i]].cost for i in g.items[s])
+    ensure(g)
+    return g.uc[s] + sum(cards[defs[i]].cost for i in g.items[s])
 
 
 def activated_list(g, p: int, source: int) -> list:
@@ -97,8 +102,7 @@ def _plays(g, out: list) -> None:
                     if c.cost <= room:
                         out.append(base + lane)
                     continue
-                cc = cards[defs[cur]]
-                if c.cost <= cc.cost:                           # 3.5.5
+                if c.cost <= g.uc[p * 3 + lane]:                # 3.5.5: its cost there
                     continue
                 if c.cost <= room + replaced_cost(g, p * 3 + lane):    # 6.4.1.1.2.1
                     out.append(base + lane)
@@ -206,10 +210,10 @@ def _unit_blocker(g, p: int, c, size: int, used: int, room: int) -> str:
         cur = g.unit[p * 3 + lane]
         if cur < 0:
             fit = (room, 1, lane, cur)             # an empty lane first on a tie
-        elif c.cost > g.card(cur).cost:                                  # 3.5.5
+        elif c.cost > g.uc[p * 3 + lane]:                               # 3.5.5
             fit = (room + replaced_cost(g, p * 3 + lane), 0, lane, cur)  # 6.4.1.1.2.1
         else:
-            lower.append((lane, g.card(cur)))
+            lower.append((lane, g.card(cur), g.uc[p * 3 + lane]))
             continue
         if best is None or fit[:2] > best[:2]:
             best = fit
@@ -219,7 +223,9 @@ def _unit_blocker(g, p: int, c, size: int, used: int, room: int) -> str:
             return ""                            # it fits there: _plays would offer it
         also = f" ({left} replacing {g.card(cur).name} in lane {lane})" if cur >= 0 else ""
         return _cost_text(c.cost, size, used, also)
-    units = ", ".join(f"{u.name} in lane {lane} costs {u.cost}" for lane, u in lower)
+    units = ", ".join(f"{u.name} in lane {lane} costs {cost}"
+                      + (f" (printed {u.cost})" if cost != u.cost else "")
+                      for lane, u, cost in lower)
     closed = [str(lane) for lane in range(3) if placed >> lane & 1]
     head = f"lane {' and '.join(closed)} already had a unit placed this turn, and " \
         if closed else ""

@@ -6,22 +6,39 @@ same selector means the same thing in every verb.
 """
 from __future__ import annotations
 
+from dataclasses import replace
+from functools import lru_cache
+
 from ..cards import model as m
 from ..cards.filters import card_matches_static, printed_part, state_part
 from . import const as K
 
 
+@lru_cache(maxsize=None)
+def _costless(f: m.Filter) -> m.Filter:
+    """``f`` without its cost bounds (a unit's cost on the field is tested apart)."""
+    return replace(f, cost_min=None, cost_max=None)
+
+
 def matches(g, iid: int, f: m.Filter) -> bool:
-    """Filter test on a card in the game: units in play use their current stats."""
+    """Filter test on a card in the game: units in play use their current stats, their
+    cost included as effects change it (``stats.unit_cost``; 6.4.1.1.2, 3.5.5 read the same
+    cost); cards elsewhere their printed values."""
     if f is m.EMPTY_FILTER:
         return True
     card = g.card(iid)
     w = g.where[iid]
     if w >> 2 != K.Z_UNIT:
         return card_matches_static(card, f)
+    slot = (iid // K.PER) * 3 + (w & 3)
+    if f.cost_min is not None or f.cost_max is not None:
+        cost = g.uc[slot]
+        if f.cost_min is not None and cost < f.cost_min or \
+                f.cost_max is not None and cost > f.cost_max:
+            return False
+        f = _costless(f)
     if not printed_part(card, f):
         return False
-    slot = (iid // K.PER) * 3 + (w & 3)
     names = card.keywords
     if f.keyword is not None and f.keyword not in names:
         names = names | {k.name for k in g.kws[slot]}

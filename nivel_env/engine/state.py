@@ -45,7 +45,7 @@ class Game:
         "where", "stamp", "level", "awake", "turn", "tp", "first", "phase", "placed", "attacked",
         "used", "mods", "battle", "pend", "stack", "dec", "lost", "result", "truncated",
         "delayed", "log", "mulled", "known", "dirty", "pw", "ht", "na", "kws", "cant", "size",
-        "_legal",
+        "uc", "_legal",
     )
 
     # ------------------------------------------------------------ public API
@@ -125,6 +125,7 @@ class Game:
         g.dirty = self.dirty
         g.pw, g.ht, g.na, g.kws, g.cant, g.size = (self.pw[:], self.ht[:], self.na[:],
                                                    self.kws[:], self.cant[:], self.size[:])
+        g.uc = self.uc[:]
         g._legal = self._legal
         return g
 
@@ -170,7 +171,8 @@ class Game:
     # --------------------------------------------------------- serialisation
     def to_dict(self) -> dict[str, Any]:
         d = {s: getattr(self, s) for s in self.__slots__
-             if s not in ("db", "cfg", "_legal", "dirty", "pw", "ht", "na", "kws", "cant", "size")}
+             if s not in ("db", "cfg", "_legal", "dirty", "pw", "ht", "na", "kws", "cant", "size",
+                          "uc")}
         d = {k: _listify(v) for k, v in d.items()}
         d["cfg"] = self.cfg.to_dict()
         d["card_ids"] = [self.card(i).id for i in range(2 * K.PER)]
@@ -195,7 +197,7 @@ class Game:
         g.defs = tuple(db.get(cid).index for cid in d["card_ids"])
         for s in cls.__slots__:
             if s in ("db", "cfg", "defs", "_legal", "dirty", "pw", "ht", "na", "kws", "cant",
-                     "size"):
+                     "size", "uc"):
                 continue
             v = d[s] if s != "known" else d.get("known", [[], []])   # older dicts: none known
             if s in _LIST_FIELDS:
@@ -213,6 +215,7 @@ class Game:
             g.battle = [_tuplify(x) for x in g.battle]
         g.dirty, g._legal = True, None
         g.pw, g.ht, g.na, g.kws, g.cant, g.size = [0] * 6, [0] * 6, [0] * 6, [()] * 6, [0] * 6, [0, 0]
+        g.uc = [0] * 6
         return g
 
     def __reduce__(self):
@@ -234,7 +237,7 @@ def _listify(v):
     return v
 
 
-_DERIVED = ("dirty", "pw", "ht", "na", "kws", "cant", "size", "_legal")
+_DERIVED = ("dirty", "pw", "ht", "na", "kws", "cant", "size", "uc", "_legal")
 _PICKLED = tuple(s for s in Game.__slots__ if s not in ("db", "cfg") + _DERIVED)
 
 
@@ -245,4 +248,5 @@ def _from_pickle(db, cfg, values):
         setattr(g, s, v)
     g.dirty, g._legal = True, None
     g.pw, g.ht, g.na, g.kws, g.cant, g.size = [0] * 6, [0] * 6, [0] * 6, [()] * 6, [0] * 6, [0, 0]
+    g.uc = [0] * 6
     return g

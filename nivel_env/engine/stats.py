@@ -6,6 +6,11 @@ stored as changes to cards; they are re-applied to printed values whenever the
 state changed (``Game.dirty``).  Layering: printed value, then modifiers from
 resolved effects, then passive abilities; conditions inside passive abilities
 see the first two layers.  Negative results become 0 (1.3.7.1).
+
+A unit's cost is derived the same way (``Game.uc``, per unit slot): effects may change it
+while the unit is on the field, and the rules that read the cost of a card on the field
+read this one (``unit_cost``).  Modifiers end when the unit leaves (``zones.put``), so in
+any other zone a card's cost is its printed cost (Mutual Destruction, 10.2.5.2.4).
 """
 from __future__ import annotations
 
@@ -17,7 +22,7 @@ from .match import condition, gates_ok, unit_slot
 
 def refresh(g) -> None:
     g.dirty = False
-    pw, ht, na, cant = [0] * 6, [0] * 6, [0] * 6, [0] * 6
+    pw, ht, na, cant, uc = [0] * 6, [0] * 6, [0] * 6, [0] * 6, [0] * 6
     kws: list = [()] * 6
     size = [g.level[0] + len(g.damage[0]), g.level[1] + len(g.damage[1])]     # 4.7.2
     statics = []
@@ -28,7 +33,7 @@ def refresh(g) -> None:
         if iid < 0:
             continue
         c = cards[defs[iid]]
-        pw[s], ht[s], na[s] = c.power, c.hit, 1
+        pw[s], ht[s], na[s], uc[s] = c.power, c.hit, 1, c.cost
         p = s // 3
         ks = [k for k in c.subkeywords if not k.gates or gates_ok(g, p, iid, k.gates)]
         for a in c.passives:
@@ -44,9 +49,9 @@ def refresh(g) -> None:
             if a.when == m.PASSIVE:
                 statics.append((p, p * K.PER, a))
     if g.mods:
-        _apply_mods(g, pw, ht, na, kws, cant, size)
+        _apply_mods(g, pw, ht, na, kws, cant, size, uc)
     # published now so that conditions inside passives see printed values + modifiers
-    g.pw, g.ht, g.na, g.kws, g.cant = pw, ht, na, kws, cant
+    g.pw, g.ht, g.na, g.kws, g.cant, g.uc = pw, ht, na, kws, cant, uc
     for p, self_iid, a in statics:
         if a.gates and not gates_ok(g, p, self_iid, a.gates):
             continue
@@ -63,10 +68,12 @@ def refresh(g) -> None:
             ht[s] = 0
         if na[s] < 0:
             na[s] = 0
+        if uc[s] < 0:                                                       # 1.3.7.1
+            uc[s] = 0
     g.size = [max(0, size[0]), max(0, size[1])]
 
 
-def _apply_mods(g, pw, ht, na, kws, cant, size) -> None:
+def _apply_mods(g, pw, ht, na, kws, cant, size, uc) -> None:
     keywords = g.db.keywords
     for kind, target, amount, _until, _by in g.mods:
         if kind == K.M_SIZE:
@@ -91,6 +98,8 @@ def _apply_mods(g, pw, ht, na, kws, cant, size) -> None:
             pw[s] = scaled(pw[s], amount)
         elif kind == K.M_SCALE_HIT:
             ht[s] = scaled(ht[s], amount)
+        elif kind == K.M_COST:
+            uc[s] += amount
 
 
 def scaled(v: int, percent: int) -> int:
@@ -104,6 +113,18 @@ def scaled(v: int, percent: int) -> int:
 def ensure(g) -> None:
     if g.dirty:
         refresh(g)
+
+
+def unit_cost(g, iid: int) -> int:
+    """A card's cost as the rules read it now: for a unit on the field, its printed cost
+    as effects change it there, never below 0 (1.3.7.1) -- the cost the field's sum
+    (6.4.1.1.2), an upgrade (3.5.5, 6.4.1.1.2.1), filters and Mutual Destruction
+    (10.2.5.2.3) read; anywhere else, its printed cost (10.2.5.2.4: in the trash)."""
+    w = g.where[iid]
+    if w >> 2 != K.Z_UNIT:
+        return g.card(iid).cost
+    ensure(g)
+    return g.uc[(iid // K.PER) * 3 + (w & 3)]
 
 
 def keyword_value(g, slot: int, term: str) -> int:

@@ -294,8 +294,13 @@ def run_modify(g, p, self_iid, a, picked):
             g.mods.append((K.M_HIT, iid, a.hit, u, p))
         if a.attacks:
             g.mods.append((K.M_ATTACKS, iid, a.attacks, u, p))
-        g.log.append({"type": "modify", "card": g.card(iid).id, "iid": iid, "power": a.power,
-                      "hit": a.hit, "attacks": a.attacks, "until": a.until})
+        if a.cost:                                 # the unit's cost on the field (stats)
+            g.mods.append((K.M_COST, iid, a.cost, u, p))
+        e = {"type": "modify", "card": g.card(iid).id, "iid": iid, "power": a.power,
+             "hit": a.hit, "attacks": a.attacks, "until": a.until}
+        if a.cost:
+            e["cost"] = a.cost
+        g.log.append(e)
     g.dirty = True
     return bool(cards)
 
@@ -432,6 +437,8 @@ def passive_modify(g, p, self_iid, act, pw, ht, na, kws, cant, size):
         pw[s] += act.power
         ht[s] += act.hit
         na[s] += act.attacks
+        if act.cost:
+            g.uc[s] += act.cost                    # unit costs, published by stats.refresh
 
 
 def passive_grant(g, p, self_iid, act, pw, ht, na, kws, cant, size):

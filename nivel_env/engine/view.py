@@ -50,6 +50,8 @@ class Derived(NamedTuple):
     keywords: list             # tuples of the sub-keywords each unit has now
     prohibited: list           # const.PROHIBIT_* bits
     size: list
+    cost: list = ()            # each unit's cost as effects change it on the field (never
+                               # below 0): what 6.4.1.1.2, 3.5.5 and 10.2.5.2.3 read
 
 
 def decision_info(g) -> DecisionInfo | None:
@@ -87,10 +89,10 @@ def battle_info(g) -> BattleInfo | None:
 
 
 def derived(g) -> Derived:
-    """Current power, hit, attacks, keywords, prohibitions and size, refreshed if the
-    state changed since they were last computed."""
+    """Current power, hit, attacks, keywords, prohibitions, size and unit costs, refreshed
+    if the state changed since they were last computed."""
     ensure(g)
-    return Derived(g.pw, g.ht, g.na, g.kws, g.cant, g.size)
+    return Derived(g.pw, g.ht, g.na, g.kws, g.cant, g.size, g.uc)
 
 
 def effects_to_order(g) -> tuple:
