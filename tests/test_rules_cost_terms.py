@@ -1,12 +1,17 @@
-"""What a card costs on the field (docs/rulings.md R28, R29).
+"""What a card costs on the field, leaders that cannot be moved, and trashing what is already
+in the trash (docs/rulings.md R28-R31).
 
-Effects may change a unit's cost while it is on the field (`modify` with `cost`, until the
-end of the turn, of the battle, while the unit stays, or in a passive).  The rules that read
-the cost of a card on the field read the changed cost, never below 0 (1.3.7.1): the field's
-cost in use (6.4.1.1.2) and what an upgrade frees (6.4.1.1.2.1), what an upgrade must cost
-more than (3.5.5), filters and equip conditions (8.6.2), the unit Mutual Destruction
-compares against (10.2.5.2.3).  A card in the trash has its printed cost again: Mutual
-Destruction compares the card as it lies there (10.2.5.2.4).
+* Effects may change a unit's cost while it is on the field (`modify` with `cost`, until the
+  end of the turn, of the battle, while the unit stays, or in a passive).  The rules that
+  read the cost of a card on the field read the changed cost, never below 0 (1.3.7.1): the
+  field's cost in use (6.4.1.1.2) and what an upgrade frees (6.4.1.1.2.1), what an upgrade
+  must cost more than (3.5.5), filters and equip conditions (8.6.2), the unit Mutual
+  Destruction compares against (10.2.5.2.3).  A card in the trash has its printed cost
+  again: Mutual Destruction compares the card as it lies there (10.2.5.2.4).
+* 3.3.4: a leader never leaves the level zone; a verb that moves cards skips it, and a
+  leader's ability that could only aim such a verb at the leader itself is refused.
+* 4.8.2: a card in the trash cannot be trashed; doing so is not "done" (8.3.2) and a trash
+  aimed at the trash zone is refused when loaded (8.1.3.1.2).
 
 The NV3 cards (nivel_env/cards/data/nv3-costs.yaml) are used where they fit; their own
 cases are in tests/cards/costs.yaml.
@@ -15,12 +20,15 @@ import pytest
 
 from conftest import TEST_POOL, P, do, make, names
 from nivel_env.cards import load_card_db
+from nivel_env.cards import model as m
 from nivel_env.cards.db import bundled_card_files
 from nivel_env.cards.schema import CardDataError
 from nivel_env.engine import const as K
 from nivel_env.engine.forecast import battle_forecast
 from nivel_env.engine.legal import field_cost, play_blockers
+from nivel_env.engine.verbs import HANDLERS
 from nivel_env.engine.view import derived
+from nivel_env.engine.zones import move
 
 EXTRA = """cards:
   - {id: X-FREE, type: skill, name: Giveaway, name_ko: 공짜, cost: 0, attribute: water,
@@ -240,3 +248,75 @@ def test_a_cost_change_outside_minus_20_to_20_is_refused(tmp_path):
     refused(tmp_path, "{id: B-1, type: skill, name: B, cost: 0, attribute: fire, "
                       "effect: [{modify: {target: self, cost: 21}}]}",
             "effect[0].modify.cost")
+
+
+# ------------------------------------------------------------ 3.3.4 leaders stay
+
+LEADER = "{{id: B-1, type: leader, name: B, oath: [{{all: {{}}}}], {rest}}}"
+
+
+@pytest.mark.parametrize("verb", ["trash", "return_to_hand", "to_deck_bottom", "salvage", "move"])
+def test_3_3_4_a_leader_moving_itself_is_refused_by_name(tmp_path, verb):
+    """3.3.4: a leader card cannot leave the level zone by an effect.  On a leader, `self` is
+    the leader, so a verb that moves cards aimed at it could never do anything: the card
+    file is refused, naming the card and the field."""
+    msg = refused(tmp_path, LEADER.format(
+        rest=f"abilities: [{{when: active_main, do: [{{draw: 1}}, {{{verb}: self}}]}}]"),
+        f"abilities[0].do[1].{verb}.target")
+    assert "3.3.4" in msg
+
+
+def test_3_3_4_also_as_a_cost_and_on_the_back_face(tmp_path):
+    refused(tmp_path, LEADER.format(
+        rest="abilities: [{when: active_main, cost: [{trash: self}], do: [{draw: 1}]}]"),
+        "abilities[0].cost[0].trash.target")
+    refused(tmp_path, LEADER.format(
+        rest="awakening: 5, back: {name: C, abilities: [{when: passive, "
+             "do: [{modify: {power: 1}}]}, {when: active_main, do: [{return_to_hand: self}]}]}"),
+        "back.abilities[1].do[0].return_to_hand.target")
+
+
+@pytest.mark.parametrize("verb", ["trash", "return_to_hand", "to_deck_bottom", "salvage"])
+def test_3_3_4_a_verb_that_would_move_a_leader_skips_it(cdb, verb):
+    """3.3.4: whatever names the leader, a verb that moves cards does nothing to it: the
+    action is not one that can be carried out (8.1.3.1.2), not payable as a cost, and
+    carrying it out moves nothing and is not "done" (8.3.2).  Moving it directly is an
+    engine error, refused before anything changes."""
+    g = game(cdb, {}, {})
+    leader = 0
+    a = m.Action(verb, target=m.Selector(ref="self", mode="all"))
+    h = HANDLERS[verb]
+    events = len(g.events)
+    assert not h.possible(g, 0, leader, a)
+    if h.payable is not None:
+        assert not h.payable(g, 0, leader, a)
+    assert not h.run(g, 0, leader, a, ())
+    assert g.where[leader] >> 2 == K.Z_LEVEL and len(g.events) == events
+    with pytest.raises(RuntimeError, match="3.3.4"):
+        move(g, leader, K.Z_TRASH)
+    assert g.where[leader] >> 2 == K.Z_LEVEL
+
+
+# --------------------------------------------------------- 4.8.2 the trash
+
+def test_4_8_2_trashing_from_the_trash_is_refused_with_the_field_named(tmp_path):
+    """4.8.2: a card in the trash cannot be trashed, so "trash a card from the trash" can
+    never be carried out (8.1.3.1.2): refused, as an effect or as a cost."""
+    refused(tmp_path, "{id: B-1, type: skill, name: B, cost: 0, attribute: fire, "
+                      "effect: [{trash: {who: any, zone: trash, all: true}}]}",
+            "effect[0].trash.target.zone")
+    refused(tmp_path, "{id: B-1, type: unit, name: B, cost: 1, power: 1, hit: 1, "
+                      "attribute: fire, abilities: [{when: active_main, cost: [{trash: "
+                      "{who: you, zone: trash, choose: 1}}], do: [{draw: 1}]}]}",
+            "abilities[0].cost[0].trash.target.zone")
+
+
+def test_4_8_2_a_card_in_the_trash_is_no_target_for_trash(cdb):
+    """4.8.2 with 8.1.3.1.2 and 8.3.2: `trash: self` for a card lying in the trash names
+    nothing the verb can act on: not possible, not done."""
+    g = game(cdb, dict(trash=["DA-01"]), {})
+    iid = g.trash[0][0]
+    a = m.Action("trash", target=m.Selector(ref="self", mode="all"))
+    assert not HANDLERS["trash"].possible(g, 0, iid, a)
+    assert not HANDLERS["trash"].run(g, 0, iid, a, ())
+    assert g.trash[0] == [iid] and g.stamp[iid] == 0

@@ -194,9 +194,6 @@ def test_4_8_2_a_card_in_the_trash_is_not_trashed_again(xdb):
     assert g.decision_name == "main"
 
 
-@pytest.mark.xfail(strict=True, reason="rule 4.8.2 with 8.3.2: trashing a card already in "
-                   "the trash is counted as done (run_trash returns True for it), so the "
-                   "'if you do' draw after it happens")
 def test_4_8_2_trashing_a_card_already_in_the_trash_is_not_done_for_if_you_do(xdb):
     """4.8.2 with 8.3.2: Ash Echo's Exit trashes itself, already in the trash, so nothing was
     done and its "if you do, draw 1" is not carried out."""
@@ -211,9 +208,6 @@ STIR = """cards:
 """
 
 
-@pytest.mark.xfail(strict=True, reason="rule 4.8.2 with 8.1.3.1.2: a skill whose only action "
-                   "trashes a card from the trash is loaded and playable (the trash zone "
-                   "counts as having targets), though it can carry nothing out")
 def test_4_8_2_a_skill_that_only_trashes_from_the_trash_cannot_be_used(tmp_path):
     """4.8.2 with 8.1.3.1.2: "trash a card from your trash" can never be carried out, so the
     card is refused when loaded or the skill is never playable."""

@@ -373,6 +373,9 @@ def parse_action(ctx: _Ctx, v: Any, path: str, continuous: bool = False,
         ctx.fail(f"{p}.up_to", "draw up to N is chosen by one player: player you or opponent")
     if verb == "win" and kw["player"] == "each":
         ctx.fail(f"{p}.player", "both players cannot win (write lose: each for a draw)")
+    if verb == "trash" and kw["target"].ref is None and kw["target"].zone == "trash":
+        ctx.fail(f"{p}.target.zone", "a card in the trash cannot be trashed (4.8.2): this "
+                                     "action could never be carried out")
     if verb == "attack":
         t = kw["target"]
         if t.ref not in ("self", None) or (t.ref is None and (t.who, t.zone) != ("you", "unit")):
@@ -497,6 +500,22 @@ def _parse_oath(ctx: _Ctx, v: Any, path: str) -> tuple:
     return tuple(rules)
 
 
+def _leader_stays(ctx: _Ctx, abilities: tuple, path: str) -> None:
+    """3.3.4: a leader card never leaves the level zone, by effect or by rule.  On a leader,
+    ``self`` is the leader card itself, so an action of a verb that moves cards (``trash``,
+    ``return_to_hand``, ...) aimed at ``self`` could only ever try to move the leader: it
+    would never do anything, and is refused.  (A selector that may take a leader among
+    other cards is fine: the engine skips the leader, engine/verbs.py.)"""
+    for i, ab in enumerate(abilities):
+        for part, acts in (("cost", ab.cost), ("do", ab.actions)):
+            for j, a in enumerate(acts):
+                if voc.VERB_BY_KEY[a.verb].moves and a.target is not None and \
+                        a.target.ref == "self":
+                    ctx.fail(f"{path}[{i}].{part}[{j}].{a.verb}.target",
+                             f"self is this leader, and a leader never leaves the level zone "
+                             f"(3.3.4): {a.verb} could never be carried out")
+
+
 def compile_card(raw: Any, file: str, index: int) -> m.Card:
     """Validate one card mapping and build its immutable ``Card``."""
     ctx = _Ctx(file)
@@ -550,6 +569,7 @@ def compile_card(raw: Any, file: str, index: int) -> m.Card:
             when=m.ACTIVE_MAIN, actions=parse_actions(ctx, d["effect"], "effect"),
             condition=parse_condition(ctx, d["if"], "if") if "if" in d else None)
     if ctype == m.LEADER:
+        _leader_stays(ctx, kw.get("abilities", ()), "abilities")
         kw["oath"] = _parse_oath(ctx, d["oath"], "oath")
         if "awakening" in d or "back" in d:
             if "awakening" not in d or "back" not in d:
@@ -566,5 +586,6 @@ def compile_card(raw: Any, file: str, index: int) -> m.Card:
                 subkeywords=tuple(parse_subkeyword(ctx, k, f"back.keywords[{i}]")
                                   for i, k in enumerate(_list(ctx, b.get("keywords", []),
                                                               "back.keywords"))))
+            _leader_stays(ctx, kw["back"].abilities, "back.abilities")
     card = m.Card(**kw)
     return card

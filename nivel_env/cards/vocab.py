@@ -6,7 +6,9 @@ property with a keyword name (Trigger, Awakening), a condition (``hand_at_least`
 verb (``draw``).  Its record holds everything that is not engine behaviour: the key card
 files use, the English and Korean names, the rule it comes from, what its argument is,
 how it is written in card text, whether it carries a value, whether it may be a cost or
-sit in a passive ability.  Schema parsing, card text, docs/cards.md, and the observation's
+sit in a passive ability, whether it moves cards from zone to zone (``moves``: the engine
+then skips a leader, which never leaves the level zone, 3.3.4, and the schema refuses a
+leader's ability aiming it at the leader itself).  Schema parsing, card text, docs/cards.md, and the observation's
 keyword and verb columns are all read from ``TERMS``; the engine keys its handlers by the
 same keys (``nivel_env.engine.keywords``, ``match.CONDITIONS``, ``verbs.HANDLERS``) and a
 test checks that every term has one.
@@ -72,6 +74,8 @@ class Term:
     needs: tuple = ()                 # verbs: at least one of these arguments is required
     args_text: str = ""               # verbs: the arguments as docs/cards.md shows them
     player: str = "you"               # verbs: the default of their ``player`` argument
+    moves: bool = False               # verbs: moves cards from zone to zone, so never a
+                                      # leader, which cannot leave the level zone (3.3.4)
 
 
 # ------------------------------------------------------------------ renderers
@@ -388,19 +392,20 @@ TERMS: tuple[Term, ...] = (
     Term(VERB, "size", "size", rule="4.7.3", what="change size; negative lowers it",
          args=("amount", "player", "until"), scalar="amount", passive=True, render=_size,
          args_text="`amount` (±, -20..20), `player`, `until`"),
-    Term(VERB, "trash", "trash", rule="4.8", what="trash by effect", args=("target",),
-         target=_OPP_UNIT, scalar="target", cost=True, render=_object("trash {}")),
+    Term(VERB, "trash", "trash", rule="4.8", what="trash by effect (never a card already in "
+         "the trash, 4.8.2, nor a leader, 3.3.4)", args=("target",),
+         target=_OPP_UNIT, scalar="target", cost=True, render=_object("trash {}"), moves=True),
     Term(VERB, "return_to_hand", "return to hand", rule="3.5.6.1",
-         what="to the owner's hand (items on a unit are trashed)", args=("target",),
-         target=_OPP_UNIT, scalar="target", cost=True,
-         render=_into_hidden("return {} to its owner's hand")),
+         what="to the owner's hand (items on a unit are trashed; never a leader, 3.3.4)",
+         args=("target",), target=_OPP_UNIT, scalar="target", cost=True,
+         render=_into_hidden("return {} to its owner's hand"), moves=True),
     Term(VERB, "to_deck_bottom", "to deck bottom", rule="3.2",
-         what="to the bottom of the owner's deck", args=("target",), target=_OPP_UNIT,
-         scalar="target", cost=True,
-         render=_into_hidden("put {} on the bottom of its owner's deck")),
+         what="to the bottom of the owner's deck (never a leader, 3.3.4)", args=("target",),
+         target=_OPP_UNIT, scalar="target", cost=True,
+         render=_into_hidden("put {} on the bottom of its owner's deck"), moves=True),
     Term(VERB, "salvage", "salvage", rule="3.6", what="from the trash to hand",
          args=("target",), target=m.Selector(who="you", zone="trash", mode="choose", n=1),
-         scalar="target", render=_into_hidden("put {} into your hand")),
+         scalar="target", render=_into_hidden("put {} into your hand"), moves=True),
     Term(VERB, "search", "search", rule="3.2.4", what="up to `amount` matching cards from "
          "your deck to hand, then shuffle", args=("filter", "amount", "up_to"),
          scalar="amount", render=_search),
@@ -419,7 +424,7 @@ TERMS: tuple[Term, ...] = (
          render=_prohibit),
     Term(VERB, "move", "move", rule="3.5.3", what="move a unit to an empty unit zone of "
          "its controller", args=("target",), target=_SELF, scalar="target",
-         render=_object("move {} to an empty lane of yours")),
+         render=_object("move {} to an empty lane of yours"), moves=True),
     # verbs added after the observation layout shipped (their columns: card_features)
     Term(VERB, "win", "win", rule="1.2.5", what="that player wins the game at once, in the "
          "middle of the effect", args=("player",), scalar="player",

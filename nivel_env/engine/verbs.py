@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from typing import Callable, NamedTuple, Optional
 
+from ..cards.vocab import VERBS
 from . import const as K
 from .hidden import who_sees
 from .hooks import PASSIVE
@@ -52,11 +53,34 @@ def _sample(g, cands: list, n: int) -> list:
     return cands[:n]
 
 
+#: verbs whose vocabulary record says they move cards between zones (``Term.moves``)
+MOVING = frozenset(t.key for t in VERBS if t.moves)
+
+
+def _takes(g, verb: str, iid: int) -> bool:
+    """Whether ``verb`` can do anything to card ``iid`` where it lies: a verb that moves
+    cards never moves a leader, which cannot leave the level zone by effect or rule (3.3.4),
+    and a card already in the trash cannot be trashed (4.8.2).  Such a card is skipped, as
+    if the selector had not named it."""
+    z = g.where[iid] >> 2
+    if z == K.Z_LEVEL:
+        return verb not in MOVING
+    return z != K.Z_TRASH or verb != "trash"
+
+
+def _named(g, p, self_iid, a) -> list:
+    """The cards ``a``'s target selector names now that its verb can act on."""
+    cands = select(g, p, self_iid, a.target)
+    if a.verb in MOVING:
+        cands = [i for i in cands if _takes(g, a.verb, i)]
+    return cands
+
+
 def _target_choice(g, p, self_iid, a):
     sel = a.target
     if sel.ref is not None or sel.mode in ("all", "random"):
         return None
-    cands = select(g, p, self_iid, sel)
+    cands = _named(g, p, self_iid, a)
     if not cands:
         return None
     lo = 0 if sel.mode == "up_to" else min(sel.n, len(cands))
@@ -75,9 +99,9 @@ def _chooser(g, p: int, sel) -> int:
 def targets(g, p, self_iid, a, picked) -> list:
     sel = a.target
     if sel.ref is not None or sel.mode == "all":
-        return select(g, p, self_iid, sel)
+        return _named(g, p, self_iid, a)
     if sel.mode == "random":
-        return _sample(g, select(g, p, self_iid, sel), sel.n)
+        return _sample(g, _named(g, p, self_iid, a), sel.n)
     return list(picked)
 
 
@@ -98,7 +122,7 @@ def _has_targets(g, p, self_iid, a) -> bool:
                      for i in zones[q]):
                 return True
         return False
-    return bool(select(g, p, self_iid, a.target))
+    return bool(_named(g, p, self_iid, a))
 
 
 # --------------------------------------------------------------------- verbs
@@ -203,16 +227,22 @@ def run_size(g, p, self_iid, a, picked):
 
 
 def run_trash(g, p, self_iid, a, picked):
-    cards = targets(g, p, self_iid, a, picked)
-    for iid in cards:                              # 8.4.4: one simultaneous action
+    """Trash the targets; whether any card went to the trash (8.3.2): one already there
+    cannot be trashed (4.8.2) and a leader never leaves the level zone (3.3.4), so
+    neither counts as done."""
+    done = False
+    for iid in targets(g, p, self_iid, a, picked):    # 8.4.4: one simultaneous action
         z = g.where[iid] >> 2
         if z in (K.Z_UNIT, K.Z_ITEM, K.Z_SKILL):
             trash_from_field(g, iid, by_effect=True)
-        elif z != K.Z_TRASH:                       # 4.8.2
+        elif z in (K.Z_TRASH, K.Z_LEVEL):             # 4.8.2, 3.3.4
+            continue
+        else:
             move(g, iid, K.Z_TRASH)
             g.log.append({"type": "trash", "card": g.card(iid).id, "iid": iid,
                           "player": iid // K.PER, "reason": "effect"})
-    return bool(cards)
+        done = True
+    return done
 
 
 def _to_zone(zone: int, bottom: bool, label: str):
@@ -225,7 +255,7 @@ def _to_zone(zone: int, bottom: bool, label: str):
         # (8.3.3.1) -- nobody looked, and the cards are told as their zones allow
         picker = (_chooser(g, p, sel),) if sel is not None and sel.ref is None and (
             sel.mode == "up_to" or sel.mode == "choose" and
-            len(select(g, p, self_iid, sel)) > sel.n) else ()
+            len(_named(g, p, self_iid, a)) > sel.n) else ()
         for iid in cards:
             src = g.where[iid] >> 2
             seen = who_sees(g, iid)
@@ -481,7 +511,7 @@ def payable_damage(g, p, self_iid, a):
 def payable_target(g, p, self_iid, a):
     sel = a.target
     n = 1 if sel.ref is not None else max(1, sel.n)
-    return len(select(g, p, self_iid, sel)) >= n
+    return len(_named(g, p, self_iid, a)) >= n
 
 
 class Verb(NamedTuple):

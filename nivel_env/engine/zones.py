@@ -20,9 +20,13 @@ def _pile(g, zone: int, p: int) -> list | None:
 
 
 def take(g, iid: int) -> None:
-    """Remove a card from wherever it is."""
+    """Remove a card from wherever it is -- never a leader from the level zone, which no
+    effect or rule can make it leave (3.3.4): the verbs skip a leader (``verbs._takes``), so
+    reaching here with one is an engine error, refused before anything moves."""
     w = g.where[iid]
     z, lane, p = w >> 2, w & 3, iid // K.PER
+    if z == K.Z_LEVEL:
+        raise RuntimeError(f"3.3.4: the leader {g.card(iid).id} cannot leave the level zone")
     if z == K.Z_UNIT:
         g.unit[p * 3 + lane] = -1
     elif z == K.Z_ITEM:
