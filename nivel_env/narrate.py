@@ -321,6 +321,17 @@ class Narrator:
         return f"{line} — a Trigger! {c.name}: {said[0] if said else 'its trigger effect.'}" \
                f" Any damage still to come from this hit is cancelled."
 
+    def _damage_window(self, e, p, me):
+        """4.5.2: damage occurred and effects waiting for it resolve before any card is
+        revealed (their own lines follow)."""
+        return f"{self.who(p)} {'are' if me else 'is'} about to take {e['amount']} damage: " \
+               f"{self.whose(p)} effects for it resolve first."
+
+    def _to_damage(self, e, p, me):
+        """1.2.2.2: a card an effect puts into a damage zone, which is not damage."""
+        return f"{self.name(e['card'])} goes from {self.whose(p)} deck to {self.whose(p)} " \
+               f"damage zone{self._because()} ({e['total']}/10)."
+
     def _trash(self, e, p, me):
         reason = e.get("reason")
         if reason == "upgrade":

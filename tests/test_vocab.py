@@ -121,3 +121,23 @@ def test_schema_messages_list_the_vocabulary():
                      "x.yaml", 0)
     with pytest.raises(CardDataError, match=r"pierce: must be at most 10"):
         compile_card({**base, "keywords": [{"pierce": 11}]}, "x.yaml", 0)
+
+
+def test_every_watched_action_has_its_words_a_loop_guard_and_an_engine_report(monkeypatch):
+    """A ``whenever`` ability's ``watch`` (8.4.1.1): each action has its label in both
+    languages, the verbs that could meet it (refused in its own ability), and a place in
+    the engine that reports it (``hooks.ACTION_DONE``) -- seen here over random games."""
+    from nivel_env.cards import list_decks, load_deck
+    from nivel_env.cards.schema import _FEEDS
+    from nivel_env.engine import new_game
+    assert set(v._WHENEVER) == set(m.WHENEVER_EVENTS) == set(_FEEDS)
+    assert all(k in {t.key for t in v.VERBS} for verbs in _FEEDS.values() for k in verbs)
+    seen = set()
+    monkeypatch.setitem(hooks.ACTION_DONE, "test", lambda g, event, p, n: seen.add(event))
+    decks = [load_deck(n) for n in list_decks()]
+    for s in range(12):
+        g = new_game(decks[s % 8], decks[(s + 3) % 8], seed=s)
+        while not g.is_terminal() and g.turn < 40:
+            legal = g.legal_actions()
+            g.apply_action(legal[(s + len(g.events)) % len(legal)])
+    assert seen == set(m.WHENEVER_EVENTS)

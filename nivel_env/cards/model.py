@@ -31,6 +31,10 @@ DEFENDER = "defender"        # 10.1.6  automatic, defense declared
 EXIT = "exit"                # 10.1.7  automatic, trashed by battle or effect
 ESCAPE = "escape"            # 10.1.13 automatic, start of its controller's main phase
 END_OF_TURN = "end_of_turn"  # 6.6.1.1 automatic, "at the end of this turn" of its controller
+BEFORE_DAMAGE = "before_damage"  # 4.5.2 automatic, its controller is about to take damage
+WHENEVER = "whenever"        # 8.4.1.1 continuous, each time an action (``watch``) happens
+#: the actions a ``whenever`` ability may watch (``Ability.watch``), one card each time
+WHENEVER_EVENTS = ("draw", "discard", "trash", "damage")
 ACTIVATED = (ACTIVE_MAIN, ACTIVE_ATTACK)
 
 # Durations of modifiers applied by one-shot effects (8.1.3.3.3).
@@ -159,6 +163,8 @@ class Ability:
     cost: tuple = ()
     key: int = -1                 # index into CardDB.abilities
     limit: int = 1                # activations per turn (6.4.1.2.2)
+    watch: str = ""               # whenever: the action watched (WHENEVER_EVENTS)
+    whose: str = "you"            # whenever: whose action it is (you | opponent)
 
     @property
     def sequence(self) -> tuple:

@@ -422,7 +422,34 @@ def parse_actions(ctx: _Ctx, v: Any, path: str, continuous: bool = False,
     return out
 
 
-_ABILITY_KEYS = {"when", "do", "while", "if", "may", "cost", "limit"}
+_ABILITY_KEYS = {"when", "do", "while", "if", "may", "cost", "limit", "watch", "whose"}
+#: 8.4.1.1: the verbs that can meet each condition a ``whenever`` ability watches (a card
+#: drawn, discarded, put into the trash or the damage zone), for either player: an
+#: ability whose actions could meet its own condition is refused, and with it every loop
+#: two such abilities could make without using up a deck (see ``_whenever``)
+_FEEDS = {"draw": {"draw"}, "discard": {"discard", "trash"},
+          "trash": {"discard", "trash", "mill", "heal"}, "damage": {"damage", "to_damage"}}
+
+
+def _whenever(ctx: _Ctx, d: dict, path: str, actions: tuple) -> dict:
+    """``watch`` and ``whose`` of a ``whenever`` ability (8.4.1.1), checked.  Its actions may not
+    use a verb that can meet the condition it watches, whoever's: "whenever a card is put
+    into your trash: discard a card, then take a card back" would be carried out for ever.
+    Of what is left, only drawing, damage and the other verbs that use up a deck, a hand or
+    the field can lead back to a watched action, so every chain of them ends."""
+    on = d.get("watch")
+    if on not in m.WHENEVER_EVENTS:
+        ctx.fail(f"{path}.watch", f"whenever needs the action it watches: one of "
+                               f"{', '.join(m.WHENEVER_EVENTS)}, got {on!r}")
+    whose = d.get("whose", "you")
+    if whose not in ("you", "opponent"):
+        ctx.fail(f"{path}.whose", f"expected you or opponent, got {whose!r}")
+    for i, a in enumerate(actions):
+        if a.verb in _FEEDS[on]:
+            ctx.fail(f"{path}.do[{i}].{a.verb}", f"a whenever-{on} ability cannot {a.verb}: "
+                                                 f"each time it is carried out it could meet "
+                                                 f"its own condition again")
+    return {"watch": on, "whose": whose}
 
 
 def parse_ability(ctx: _Ctx, v: Any, path: str, card_type: str) -> m.Ability:
@@ -434,7 +461,8 @@ def parse_ability(ctx: _Ctx, v: Any, path: str, card_type: str) -> m.Ability:
         ctx.fail(f"{path}.when", f"unknown timing {when!r} (one of "
                                  f"{', '.join(t.key for t in voc.TIMINGS)})")
     if card_type == m.LEADER and not timing.leader:
-        ctx.fail(f"{path}.when", f"a leader's effects are passive, active or end_of_turn, not {when}")
+        ctx.fail(f"{path}.when", f"a leader's effects are "
+                                 f"{', '.join(t.key for t in voc.TIMINGS if t.leader)}, not {when}")
     if card_type == m.SKILL:
         ctx.fail(path, "a skill has one 'effect', not abilities")
     continuous = when == m.PASSIVE
@@ -451,14 +479,21 @@ def parse_ability(ctx: _Ctx, v: Any, path: str, card_type: str) -> m.Ability:
         if when not in m.ACTIVATED:
             ctx.fail(f"{path}.limit", "only activated effects have a per-turn limit")
         limit = _int(ctx, d["limit"], f"{path}.limit", lo=1, hi=9)
+    # 10.1.5.2 / 10.1.6.2: Attacker and Defender effects last until the battle ends
+    actions = parse_actions(ctx, d["do"], f"{path}.do", continuous, timing.until)
+    watch = {}
+    if when == m.WHENEVER:                         # 8.4.1.1
+        watch = _whenever(ctx, d, path, actions)
+    elif "watch" in d or "whose" in d:
+        ctx.fail(f"{path}.{'watch' if 'watch' in d else 'whose'}", "only a whenever ability "
+                                                            "watches an action")
     return m.Ability(
         when=when,
-        # 10.1.5.2 / 10.1.6.2: Attacker and Defender effects last until the battle ends
-        actions=parse_actions(ctx, d["do"], f"{path}.do", continuous, timing.until),
+        actions=actions,
         gates=parse_gates(ctx, d.get("while"), f"{path}.while"),
         condition=parse_condition(ctx, d["if"], f"{path}.if") if "if" in d else None,
         optional=_bool(ctx, d["may"], f"{path}.may") if "may" in d else False,
-        cost=cost, limit=limit,
+        cost=cost, limit=limit, **watch,
     )
 
 

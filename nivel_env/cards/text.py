@@ -53,7 +53,9 @@ def render_actions(actions: tuple, continuous: bool = False) -> str:
 
 
 def render_ability(ab: m.Ability, lang: str = "en") -> str:
-    head = _gates(ab.gates, lang) + f"[{voc.timing_label(ab.when, lang)}]"
+    t = voc.TIMING_BY_KEY.get(ab.when)
+    label = t.render(ab, lang) if t is not None and t.render else voc.timing_label(ab.when, lang)
+    head = _gates(ab.gates, lang) + f"[{label}]"                # [Whenever you draw a card]
     return f"{head} {_ability_body(ab)}"
 
 

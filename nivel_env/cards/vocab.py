@@ -245,6 +245,36 @@ def _prohibit(a, until):
     return f"{subject(a.target, 'cannot', 'cannot')} {a.prohibit}{until}"
 
 
+def _to_damage(a, until):
+    amt = render_value(a.amount)
+    top = "the top card" if amt == "1" else f"the top {amt} cards"
+    if a.player == "you":
+        return f"put {top} of your deck into your damage zone"
+    return f"{_who(a)}puts {top} of their deck into their damage zone"
+
+
+#: what a ``whenever`` ability watches (``Ability.watch``), as its label says it: English for
+#: its controller and for the opponent, Korean for the same
+_WHENEVER = {
+    "draw": ("you draw a card", "your opponent draws a card", "카드를 드로우할",
+             "상대가 카드를 드로우할"),
+    "discard": ("you discard a card", "your opponent discards a card", "패를 트래시할",
+                "상대가 패를 트래시할"),
+    "trash": ("a card is put into your trash", "a card is put into your opponent's trash",
+              "자신의 트래시에 카드가 놓일", "상대의 트래시에 카드가 놓일"),
+    "damage": ("a card is put into your damage zone",
+               "a card is put into your opponent's damage zone",
+               "자신의 대미지 존에 카드가 놓일", "상대의 대미지 존에 카드가 놓일"),
+}
+
+
+def _whenever(ab: m.Ability, lang: str) -> str:                # [Whenever you draw a card]
+    en_you, en_opp, ko_you, ko_opp = _WHENEVER[ab.watch]
+    if lang == "ko":
+        return f"{ko_you if ab.whose == 'you' else ko_opp} 때마다"
+    return f"Whenever {en_you if ab.whose == 'you' else en_opp}"
+
+
 def render_keyword(k: m.Keyword, lang: str = "en") -> str:
     t = SUBKEYWORD_BY_KEY[k.term]
     s = t.render(k, lang)
@@ -439,6 +469,25 @@ TERMS: tuple[Term, ...] = (
          "halves), rounding half up", args=("target", "stat", "factor", "until"),
          target=_SELF, scalar="target", passive=True, needs=("factor",), render=_scale,
          args_text="`target`, `stat` (power, hit), `factor` (0.5 = halve; 0.01..10), `until`"),
+    # the damage window, action-conditioned continuous effects and cards put into the
+    # damage zone by an effect: two timings that are not keywords (no keyword column) and
+    # a verb in a reserved slot
+    Term(TIMING, m.BEFORE_DAMAGE, "When you would take damage", "대미지 발생 시", "4.5.2",
+         "automatic: its controller is about to take damage (a battle, an effect, Pierce); "
+         "it resolves before the damage processing reveals any card, and the damage stays "
+         "what it was", automatic=True, leader=True),
+    Term(TIMING, m.WHENEVER, "Whenever", "때마다", "8.4.1.1",
+         "continuous: each time a card is drawn (`watch: draw`), discarded (`discard`: hand to "
+         "trash), put into the trash (`trash`) or into the damage zone (`damage`) -- its "
+         "controller's, or with `whose: opponent` the opponent's; once per card.  Met during "
+         "an effect's processing, it is carried out when that processing ends (during damage "
+         "processing, when that ends, 8.4.3).  Its actions may not feed its own condition "
+         "(a `whenever: draw` that draws)", leader=True, render=_whenever),
+    Term(VERB, "to_damage", "to damage zone", rule="1.2.2.2", what="the top cards of that "
+         "player's deck go face up into their damage zone, as many as the deck holds: not "
+         "damage (no damage window, no Trigger, 4.5.4.3); a player with 10 or more there "
+         "loses when the effect's processing ends (9.2.1.2)", args=("amount", "player"),
+         scalar="amount", cost=True, render=_to_damage),
 )
 
 

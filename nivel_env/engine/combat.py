@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from ..cards import model as m
 from . import const as K
+from .damage_window import damage_occurs
 from .effects import push_frame
-from .hooks import (ATTACK_DECLARED, BATTLE_STEP, BATTLE_WON, CAN_DEFEND, DEFENSE_DECLARED,
-                    GUARDIAN, MUST_ATTACK)
+from .hooks import (ACTION_DONE, ATTACK_DECLARED, BATTLE_STEP, BATTLE_WON, CAN_DEFEND,
+                    DEFENSE_DECLARED, GUARDIAN, MUST_ATTACK)
 from .match import select, unit_slot
 from .stats import ensure, keywords_named
 from .verbs import HANDLERS, Verb
@@ -221,8 +222,7 @@ def _battle_step(g, b, atk_here: bool) -> None:
             return
         hit = g.ht[sa]                                              # 7.4.2
         g.log.append({"type": "battle", "result": "unblocked", "damage": hit, "player": 1 - p})
-        if hit > 0:
-            g.stack.append((K.T_DAMAGE, 1 - p, hit))
+        damage_occurs(g, ((1 - p, hit),))                          # 4.5.2
         return
     sd = unit_slot(g, dfn)
     pa, pd = g.pw[sa], g.pw[sd]
@@ -294,6 +294,8 @@ def run_damage(g, t: tuple) -> None:
     c = g.card(iid)
     g.log.append({"type": "damage", "player": p, "card": c.id, "iid": iid,
                   "total": len(g.damage[p]), "trigger": c.trigger_ability is not None})
+    for h in ACTION_DONE.values():                                  # 8.4.1.1
+        h(g, "damage", p, 1)
     if c.trigger_ability is not None:                               # 4.5.4.3
         g.stack.append((K.T_DAMAGE_CHECK, p, 0))
         push_frame(g, p, iid, c.trigger_ability)

@@ -25,7 +25,8 @@ from . import const as K
 from .hooks import PENDING
 from .match import condition
 from .verbs import HANDLERS
-from .zones import move
+from .whenever import is_whenever, kept_waiting, release
+from .zones import lose, move
 
 
 # frame fields
@@ -104,6 +105,7 @@ def run_frame(g, f: tuple) -> None:
     if step >= len(seq):
         g.log.append({"type": "effect_end", "player": p, "card": g.card(self_iid).id,
                       "ability": key})
+        effect_over(g)
         return
     a = seq[step]
     each = each_in_turn(g, a)
@@ -151,6 +153,24 @@ def run_frame(g, f: tuple) -> None:
     if run(g, p, self_iid, act, picked):
         t = g.stack[pos]
         g.stack[pos] = t[:F_DID] + (True,) + t[F_DID + 1:]
+
+
+def effect_over(g) -> None:
+    """An effect's processing has ended.  If no other effect is still being processed (an
+    effect resolving inside another -- the damage window of damage it deals, an Attacker
+    effect of a battle it declared -- ends inside it) and no damage processing either (a
+    trigger ends inside it, which checks 10 damage itself as it ends, 4.5.4.4, and holds
+    other effects until then, 8.4.3): a player with 10 or more cards in their damage zone
+    loses now (1.2.2.2, 9.2.1.2; the cards an effect puts there, ``to_damage``, count from
+    here, not as they arrive), and the ``whenever`` effects met during it are carried out
+    (8.4.1.1)."""
+    if any(t[0] == K.T_FRAME or t[0] == K.T_DAMAGE_CHECK for t in g.stack):
+        return
+    for q in (g.tp, 1 - g.tp):
+        if len(g.damage[q]) >= 10:
+            lose(g, q)
+    if not (g.lost[0] or g.lost[1]):
+        release(g)
 
 
 def _next_step(f: tuple) -> tuple:
@@ -207,8 +227,13 @@ def frame_yes(g, f: tuple) -> None:
 # ------------------------------------------------------------------- batches
 
 def open_batch(g) -> None:
-    g.stack.append((K.T_BATCH, tuple(g.pend)))
-    g.pend = []
+    """The waiting effects resolve now, as one batch -- but for ``whenever`` effects met
+    during an effect still in progress, which wait for its end (8.4.1.1)."""
+    keep = kept_waiting(g, g.pend)
+    pend = [e for e in g.pend if not is_whenever(e)] if keep else g.pend
+    g.pend = keep
+    if pend:
+        g.stack.append((K.T_BATCH, tuple(pend)))
 
 
 def _next_group(g, entries) -> list:

@@ -14,6 +14,7 @@ from .order import run_order
 from .rng import next_u64, shuffle
 from .leader import change_level
 from .stats import ensure
+from .whenever import effect_in_progress
 from .zones import (draw, in_simultaneous_action, loss_check, queue, trash_from_field,
                     trigger_timing)
 
@@ -187,9 +188,14 @@ def rule_processing(g) -> None:
                                   K.T_ORDER):
         return                                      # effect or damage processing goes on
     _check_equips(g)                                               # 8.6.2
-    for p in (0, 1):                                               # 9.2.1.2
-        if len(g.damage[p]) >= 10:
-            g.lost[p] = True
+    # 9.2.1.1-2: 10 damage loses when damage processing or effect processing ends, which
+    # check it themselves (combat.damage_check, effects.effect_over); this catches a
+    # position built at 10, and waits while an effect is still being processed (a battle
+    # it declared is part of it: 1.2.2.2)
+    if (len(g.damage[0]) >= 10 or len(g.damage[1]) >= 10) and not effect_in_progress(g):
+        for p in (0, 1):
+            if len(g.damage[p]) >= 10:
+                g.lost[p] = True
     if g.lost[0] or g.lost[1]:
         finish(g)
 

@@ -26,6 +26,7 @@ from .hooks import CAN_DEFEND, GUARDIAN
 from .keywords import guardian_payable
 from .match import gates_ok, unit_slot
 from .stats import ensure, has_keyword, keyword_value, keywords_named
+from .damage_window import window_effects
 from .zones import trash_from_field, unit_abilities
 
 
@@ -278,14 +279,18 @@ def _damage_notes(g, q: int, n: int) -> list:
     need = 10 - have
     if n <= 0:
         return []
+    # 4.5.2: their effects for the damage resolve before it is processed
+    first = [f"the defending player's effects for the damage "
+             f"({', '.join(sorted({g.card(e[3]).name for e in window_effects(g, q)}))}) "
+             f"resolve before it is processed"] if window_effects(g, q) else []
     if n >= need and deck >= need:
-        return [f"with {have} damage already, the defending player reaches 10 and loses "
-                f"unless a trigger card revealed as damage stops it"]
+        return first + [f"with {have} damage already, the defending player reaches 10 and "
+                        f"loses unless a trigger card revealed as damage stops it"]
     if deck < n:
-        return [f"their deck holds {deck} card{'s' if deck != 1 else ''}: the defending "
-                f"player loses when it runs out, unless a trigger card revealed as damage "
-                f"stops it"]
-    return []
+        return first + [f"their deck holds {deck} card{'s' if deck != 1 else ''}: the "
+                        f"defending player loses when it runs out, unless a trigger card "
+                        f"revealed as damage stops it"]
+    return first
 
 
 def _battle_notes(g, b, sa: int, q: int) -> tuple:

@@ -26,6 +26,10 @@ Per-unit points (every registered handler is asked; each looks at the unit itsel
 * ``CAN_DEFEND[term](g, iid)`` -> False to forbid the unit to defend this battle;
 * ``MUST_ATTACK[term](g, s)`` -> True while the attack phase may not end (10.2.6.2.3).
 
+Per-action point: ``ACTION_DONE[timing](g, event, player, times)`` -- cards were drawn,
+discarded, put into the trash or the damage zone (``zones.draw``, ``zones.move``, damage
+processing), for the abilities that watch such an action (``whenever``, 8.4.1.1).
+
 ``GUARDIAN[payment]`` holds each Guardian payment's ``(payable(g, s, k),
 candidates(g, s, k) -> (cards, how many, pick purpose), pay(g, q, iid))`` (10.2.6.3.4), and
 ``PENDING[kind]`` each sub-keyword effect that waits in ``Game.pend`` (const ``K_*``, the
@@ -48,12 +52,17 @@ GUARDIAN: dict = {}
 PENDING: dict = {}
 #: verb key -> its passive part (``verbs.Verb.passive``), for ``stats.refresh``
 PASSIVE: dict = {}
+#: timing key -> ``handler(g, event, player, times)``, told whenever a card is drawn
+#: ("draw"), goes from a hand to the trash ("discard"), into the trash ("trash") or into the
+#: damage zone ("damage"): ``whenever.met`` (8.4.1.1)
+ACTION_DONE: dict = {}
 
 #: point name -> its table (the completeness test and docs read this)
 POINTS = {"unit placed": UNIT_PLACED, "left the field": LEFT_FIELD,
           "attack declared": ATTACK_DECLARED, "defense declared": DEFENSE_DECLARED,
           "battle step": BATTLE_STEP, "battle won": BATTLE_WON, "can defend?": CAN_DEFEND,
-          "must attack?": MUST_ATTACK, "guardian payment": GUARDIAN}
+          "must attack?": MUST_ATTACK, "guardian payment": GUARDIAN,
+          "action done": ACTION_DONE}
 
 
 class Pending(NamedTuple):

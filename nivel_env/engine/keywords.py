@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from . import const as K
 from .combat import can_attack
+from .damage_window import damage_occurs
 from .hooks import (ATTACK_DECLARED, BATTLE_STEP, BATTLE_WON, CAN_DEFEND, DEFENSE_DECLARED,
                     GUARDIAN, LEFT_FIELD, MUST_ATTACK, PENDING, UNIT_PLACED, Pending, hook)
 from .match import gates_ok, matches
@@ -24,7 +25,7 @@ def _pierce_won(g, p, atk, s):
 
 
 def _pierce(g, p, iid, stamp, n, arg2):               # 10.2.3.2.2
-    g.stack.append((K.T_DAMAGE, 1 - p, n))
+    damage_occurs(g, ((1 - p, n),))                   # 4.5.2: its damage window first
 
 
 # ------------------------------------------------------------ Plunder 10.2.3.3

@@ -30,6 +30,7 @@ from typing import Callable, NamedTuple, Optional
 from ..cards.vocab import VERBS
 from . import const as K
 from .hidden import who_sees
+from .damage_window import damage_occurs
 from .hooks import PASSIVE
 from .leader import change_level
 from .match import condition, gates_ok, matches, select, unit_slot, value
@@ -187,10 +188,33 @@ def run_damage(g, p, self_iid, a, picked):
     players = _players(g, p, a.player)
     if len(players) > 1 and g.cfg.simultaneous_each_player:
         g.stack.append((K.T_LOSS_CHECK, ()))       # 8.4.4, 1.2.3: losses after both parts
-    # pushed in reverse so the turn player's damage is processed first (1.3.5.1)
-    for q in reversed(players):
-        g.stack.append((K.T_DAMAGE, q, n))
+    # the turn player's damage is processed first (1.3.5.1); the damage window of each
+    # player taking it opens before either is processed (4.5.2)
+    damage_occurs(g, [(q, n) for q in players])
     return True
+
+
+def run_to_damage(g, p, self_iid, a, picked):
+    """Cards put into a damage zone by an effect (1.2.2.2): the top ``amount`` cards of the
+    deck, face up, as many as it holds (8.1.2.1).  This is not damage: no damage window
+    (4.5.2), no Trigger (4.5.4.3 is a step of damage processing) and no loss for an empty
+    deck (4.5.3 too); a player with 10 or more cards there loses when the effect's
+    processing ends (9.2.1.2, ``effects.effect_over``), not at once."""
+    n = value(g, p, self_iid, a.amount)
+    done = False
+    for q in _players(g, p, a.player):             # 1.3.5.1: the turn player's first
+        for _ in range(min(n, len(g.deck[q]))):
+            iid = g.deck[q][-1]
+            move(g, iid, K.Z_DAMAGE)
+            g.log.append({"type": "to_damage", "player": q, "card": g.card(iid).id,
+                          "iid": iid, "total": len(g.damage[q])})
+            done = True
+    return done
+
+
+def payable_to_damage(g, p, self_iid, a):
+    n = value(g, p, self_iid, a.amount)
+    return all(len(g.deck[q]) >= n for q in _players(g, p, a.player))
 
 
 def choice_heal(g, p, self_iid, a):
@@ -565,6 +589,7 @@ HANDLERS = {
     "win": Verb(None, _always, _result("win")),
     "lose": Verb(None, _always, _result("lose")),
     "scale": Verb(_target_choice, _has_targets, run_scale, passive=passive_scale),
+    "to_damage": Verb(None, _mill_possible, run_to_damage, payable=payable_to_damage),
 }
 PASSIVE.update({k: h.passive for k, h in HANDLERS.items() if h.passive is not None})
 

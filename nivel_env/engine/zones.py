@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ..cards import model as m
 from . import const as K
-from .hooks import LEFT_FIELD, UNIT_PLACED
+from .hooks import ACTION_DONE, LEFT_FIELD, UNIT_PLACED
 from .match import gates_ok
 from .stats import ensure
 
@@ -17,6 +17,19 @@ def _pile(g, zone: int, p: int) -> list | None:
     """The list holding a player's cards of a zone without lanes."""
     return (g.deck[p], g.hand[p], None, None, g.skill[p], g.trash[p], g.damage[p])[zone] \
         if 0 <= zone <= K.Z_DAMAGE else None
+
+
+def _done(g, zone: int, src: int, p: int) -> None:
+    """A card of ``p`` was moved into the trash (from the hand: a discard) or the damage zone
+    (``move``; a position being built with ``put`` is no action): the abilities watching
+    such an action hear of it (8.4.1.1, ``hooks.ACTION_DONE``)."""
+    for h in ACTION_DONE.values():
+        if zone == K.Z_DAMAGE:
+            h(g, "damage", p, 1)
+        else:
+            if src == K.Z_HAND:
+                h(g, "discard", p, 1)
+            h(g, "trash", p, 1)
 
 
 def take(g, iid: int) -> None:
@@ -117,8 +130,11 @@ def loss_check(g, t: tuple) -> None:
 
 
 def move(g, iid: int, zone: int, lane: int = 3, bottom: bool = False) -> None:
+    src = g.where[iid] >> 2
     take(g, iid)
     put(g, iid, zone, lane, bottom)
+    if zone == K.Z_TRASH or zone == K.Z_DAMAGE:
+        _done(g, zone, src, iid // K.PER)
 
 
 def draw(g, p: int, n: int) -> int:
@@ -137,6 +153,8 @@ def draw(g, p: int, n: int) -> int:
     if done:
         g.dirty = True      # hand size feeds conditions (hand_at_least / hand_at_most)
         g.log.append({"type": "draw", "player": p, "count": done})
+        for h in ACTION_DONE.values():                             # 8.4.1.1
+            h(g, "draw", p, done)
     return done
 
 
