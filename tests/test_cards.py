@@ -471,3 +471,15 @@ def test_a_skills_condition_is_in_its_text(db):
     assert len(skills) >= 2
     for c in skills:
         assert f"If {render_condition(c.effect.condition)}: " in c.text, (c.id, c.text)
+
+
+def test_a_may_for_another_player_says_that_player_may():
+    """1.3.5.1: "each player may discard a card" -- each decides their own part; the text
+    said "You may each player discards 1 card"."""
+    from nivel_env.cards import model as m
+    from nivel_env.cards.text import render_action
+    act = m.Action(verb="discard", player="each", optional=True)
+    assert render_action(act) == "each player may discard 1 card"
+    assert render_action(m.Action(verb="draw", player="opponent", optional=True)) == \
+        "your opponent may draw 1 card"
+    assert render_action(m.Action(verb="draw", optional=True)).startswith("you may draw")

@@ -5,6 +5,8 @@ Keyword names follow section 10 (bold in the printed game; ``[Keyword]`` here).
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 from . import model as m, vocab as voc
 from .phrases import noun_phrase, render_filter, render_selector, render_value, subject
 from .vocab import gates_text as _gates, render_keyword
@@ -37,7 +39,7 @@ def render_action(a: m.Action, continuous: bool = False) -> str:
     s = voc.VERB_BY_KEY[a.verb].render(a, until)
     mods = voc.MODIFIER_BY_KEY
     if a.optional:
-        s = mods["may"].render(s)
+        s = _may(a, s, until)
     if a.condition is not None:
         s = f"if {render_condition(a.condition)}, {s}"
     if a.if_done:
@@ -45,6 +47,18 @@ def render_action(a: m.Action, continuous: bool = False) -> str:
     if a.additionally:
         s = mods["additionally"].render(s)
     return s
+
+
+def _may(a: m.Action, s: str, until: str) -> str:
+    """"You may X"; for an action done by another player, that player may: "each player
+    may discard 1 card" (1.3.5.1: each decides their own part), not "you may each player
+    discards"."""
+    if a.player != "you":
+        base = voc.VERB_BY_KEY[a.verb].render(replace(a, player="you"), until)
+        if base != s:                                      # the verb names who does it
+            who = {"each": "each player", "opponent": "your opponent"}[a.player]
+            return f"{who} may {base}"
+    return voc.MODIFIER_BY_KEY["may"].render(s)
 
 
 def render_actions(actions: tuple, continuous: bool = False) -> str:

@@ -162,13 +162,11 @@ def picked_so_far(g, p: int) -> set:
     them when they picked (11.2.1), though the candidates offered now leave them out.  A
     position taken in the middle of such a choice ("choose 3 from any hand", one picked)
     must keep them in every world."""
-    from ..engine.const import D_PICK, T_FRAME
-    from ..engine.effects import F_PICKED
-    d = g.dec
-    if g.result is not None or d is None or d[0] != D_PICK or d[1] != p or not g.stack \
-            or g.stack[-1][0] != T_FRAME:
+    from ..engine.view import decision_info
+    d = decision_info(g)
+    if d is None or d.player != p:
         return set()
-    return set(g.stack[-1][F_PICKED])
+    return set(d.picked)
 
 
 def _random_game(deck_0, deck_1, seed: int, config, every: int):

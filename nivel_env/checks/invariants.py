@@ -11,7 +11,7 @@ from ..cards import model as m
 from ..engine import N_ACTIONS
 from ..engine import actions as A
 from ..engine import const as K
-from ..engine.legal import field_cost
+from ..engine.legal import field_cost, replaced_cost
 from ..engine.view import decision_info, derived
 
 _ZONE_LISTS = ((K.Z_DECK, "deck"), (K.Z_HAND, "hand"), (K.Z_TRASH, "trash"),
@@ -119,8 +119,10 @@ def invariant_errors(g, counts: tuple[int, int] | None = None,
             if g.unit[s] >= 0 and power[s] <= 0:                           # 1.3.7.3
                 out.append(f"unit {g.card(g.unit[s]).id} of player {s // 3} in lane {s % 3} "
                            f"has power {power[s]} and is still on the field (1.3.7.3)")
-        # 4.5.4.3-4: the 10th card's trigger resolves before the check, and may ask a choice
-        checking = any(t[0] == K.T_DAMAGE_CHECK for t in g.stack)
+        # 4.5.4.3-4: the 10th card's trigger resolves before the check, and may ask a
+        # choice; 1.2.2.2: cards an effect puts into a damage zone are judged when the
+        # effect's processing ends, so 10 may stand while an effect is resolving
+        checking = any(t[0] in (K.T_DAMAGE_CHECK, K.T_FRAME, K.T_BATCH) for t in g.stack)
         for p in (0, 1):
             if len(g.damage[p]) >= 10 and not checking:
                 out.append(f"player {p} has {len(g.damage[p])} damage and the game goes on "
@@ -146,8 +148,7 @@ def play_cost_errors(g, action: int) -> list[str]:
     size = derived(g).size
     cost = field_cost(g, p) + card.cost
     if target < 3 and card.type == m.UNIT and g.unit[p * 3 + target] >= 0:
-        old = g.unit[p * 3 + target]
-        cost -= g.card(old).cost + sum(g.card(i).cost for i in g.items[p * 3 + target])
+        cost -= replaced_cost(g, p * 3 + target)     # at its cost there (R28), items too
     if cost > size[p]:
         return [f"{g.action_name(action)} is legal but puts player {p}'s field at cost {cost}, "
                 f"over their size {size[p]} (6.4.1.1.2)"]

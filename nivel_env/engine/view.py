@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from . import const as K
+from .effects import F_PICKED
 from .stats import ensure
 
 
@@ -29,6 +30,8 @@ class DecisionInfo(NamedTuple):
     lanes: tuple = ()          # guardian: lanes whose unit may use Guardian
     count: int = -1            # may choosing a number one "one more?" at a time (1.3.6,
     most: int = -1             #   4.4.4): how many chosen so far, and the most allowed
+    picked: tuple = ()         # pick: the cards already picked in this choice (they are
+                               #   no longer among the candidates; the chooser saw them)
 
 
 class BattleInfo(NamedTuple):
@@ -61,13 +64,14 @@ def decision_info(g) -> DecisionInfo | None:
     d = g.dec
     kind = d[0]
     if kind == K.D_PICK:
-        step = -1
-        if d[5] >= 0 and g.stack:
+        step, picked = -1, ()
+        if g.stack and g.stack[-1][0] == K.T_FRAME:
             f = g.stack[-1]
-            if f[0] == K.T_FRAME and f[3] == d[5] and f[4] >= 0:
+            picked = tuple(f[F_PICKED])
+            if d[5] >= 0 and f[3] == d[5] and f[4] >= 0:
                 step = f[4]
         return DecisionInfo(kind, d[1], purpose=d[2], candidates=d[3], can_pass=d[4],
-                            ability=d[5], source=d[6], step=step)
+                            ability=d[5], source=d[6], step=step, picked=picked)
     if kind == K.D_YESNO:
         if len(d) > 5:
             return DecisionInfo(kind, d[1], ability=d[2], source=d[3], step=d[4], count=d[5],

@@ -389,13 +389,14 @@ class Encoder:
                 rows[ROW_REFS + 1] = rowof[df]
         # ---------------------------------------------------------------- players
         costof = self._costmap
+        ucost = dv.cost
         unit = g.unit
         for q, flags in ((p, O["me_flags"]), (o, O["opponent_flags"])):
             cost = units = 0
             for s in range(q * 3, q * 3 + 3):                  # 6.4.1.1.2: field cost
                 if unit[s] >= 0:
                     units += 1
-                    cost += costof[unit[s]]
+                    cost += ucost[s]                           # as effects change it (R28)
                     for it in g.items[s]:
                         cost += costof[it]
             for it in g.skill[q]:
@@ -636,7 +637,7 @@ the start of the vector: layout `8ec8ba45303d` (the one `nv1-ppo` was trained fo
 before `opponent_known_hand` (the first {READABLE_LAYOUTS.get("8ec8ba45303d", 0)} values); layout
 `ad1491a31dc9` (`nv2-ppo`) ends before `count`, the blocks appended for the verbs the card
 language gained later (the first {READABLE_LAYOUTS.get("ad1491a31dc9", 0)} values).  Those verbs
-(win, lose, attack, scale) have their card-row columns in `cards_added`, `zones_added` and
+({", ".join(cf.ADDED_VERB_NAMES)}) have their card-row columns in `cards_added`, `zones_added` and
 `known_added`, one row per row of `cards`, `zones` and `opponent_known_hand`; their
 {cf.ADDED_VERB_SLOTS} slots per column group leave room for later verbs with no layout change.
 
