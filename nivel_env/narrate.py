@@ -162,7 +162,7 @@ class Narrator:
         if "from" in e:                            # out of a hand or deck (3.1.7, 3.8.3)
             return self._moved(e, 1)               # or salvaged from elsewhere than the trash
         if t in _CARD_CHANGES:                     # "Their X returns to ... (cause)."
-            line = f"{self.Owned(e['iid'], e['card'])} " \
+            line = f"{self.Owned(_instance(e), e['card'])} " \
                    f"{_CARD_CHANGES[t].format(**e)}{self._because()}."
             self.keyword_cause = None
             return line
@@ -184,7 +184,7 @@ class Narrator:
         whose = self.whose(e["player"])
         where = _MOVES.get(e["type"], "elsewhere").format(whose=whose)
         if "card" in e:
-            what = f"{self.Owned(e['iid'], e['card'])} goes"
+            what = f"{self.Owned(_instance(e), e['card'])} goes"
         else:
             what = "A card goes" if n == 1 else f"{n} cards go"
         zone = _ZONE_WORDS.get(e["from"], e["from"])
@@ -470,6 +470,13 @@ _PLAYER_DOES = {
     "deck_out": "must draw from an empty deck",
     "surrender": "surrender{s}",
 }
+
+
+def _instance(e: dict) -> int:
+    """The card instance an event names, or for one whose instance a seat may not follow
+    (a card going into a deck, ``seat_event``) an instance of its owner, ``player``: the
+    words need only whose card it is."""
+    return e["iid"] if "iid" in e else e["player"] * PER
 
 
 def _cap(s: str) -> str:

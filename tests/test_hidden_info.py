@@ -489,3 +489,23 @@ def test_the_agent_check_catches_a_search_whose_worlds_hold_the_true_hidden_card
     assert errs and "substituted world" in errs[0], errs
     assert agent_hidden_errors(SearchAgent(net, simulations=64, worlds=4, seed=0), d0, d1, 2,
                                every=16)[0] == []
+
+
+def test_a_card_put_into_a_deck_cannot_be_followed_back_out(mdb):
+    """3.2.2: a card both players knew (revealed in hand) put under the deck and a copy of
+    it later searched out: no seat can tell whether it is the same copy, so no seat is
+    told the instance of a card going into a deck.  The narration check found this in a
+    game where the search took the tucked copy in the real game and another in a renamed
+    world (Anvil Guild+new against Gale Runners+new, seed 2000020)."""
+    from nivel_env.cli_check import decks_with_cards
+    from nivel_env.cards import list_decks, load_deck
+    from nivel_env.checks.hidden import narration_errors
+    from nivel_env.engine.hidden import seat_event
+    decks = decks_with_cards([load_deck(n, mdb) for n in list_decks()],
+                             [mdb.get(c) for c in ("HN-01", "HN-02", "HN-03")])
+    a, b = (next(d for d in decks if d.name.startswith(x)) for x in ("Anvil", "Gale"))
+    assert narration_errors(a, b, 2000020)[0] == []
+    e = {"type": "to_deck_bottom", "card": "EA-09", "iid": 29, "player": 0, "from": "hand",
+         "seen_by": [0, 1]}
+    assert all("iid" not in seat_event(e, v) and seat_event(e, v)["card"] == "EA-09"
+               for v in (0, 1))

@@ -206,12 +206,18 @@ def seat_event(e: dict, viewer: int) -> dict:
     """Event ``e`` as ``viewer`` may read it: without the card it names when that seat may
     not know it -- the other player's search (its card is shown by a separate ``reveal``
     event when the search has a card condition, 3.1.7), and a card moved out of a hand or
-    deck by an effect that the seat could not tell (the event's ``seen_by``, 3.8.3)."""
+    deck by an effect that the seat could not tell (the event's ``seen_by``, 3.8.3) --
+    and without the instance of a card put into a deck (3.2.2: once there, which copy
+    comes out later is not something any seat can tell)."""
     hide = ("seen_by" in e and viewer not in e["seen_by"]) or \
         (e.get("type") == "search" and e.get("player") != viewer)
-    if not hide:
-        return e
-    return {k: v for k, v in e.items() if k not in _NAMING}
+    if hide:
+        return {k: v for k, v in e.items() if k not in _NAMING}
+    if "iid" in e and (e.get("type") == "to_deck_bottom" or e.get("to") == "deck"):
+        # 3.2.2: into a deck, where no one may see the cards, no one can follow one copy
+        # of a card from another: the card may be named, its instance is not told
+        return {k: v for k, v in e.items() if k != "iid"}
+    return e
 
 
 __all__ = ["OpponentView", "determinize", "opponent_view", "relabel", "seat_event",
