@@ -99,6 +99,31 @@ def derived(g) -> Derived:
     return Derived(g.pw, g.ht, g.na, g.kws, g.cant, g.size, g.uc)
 
 
+def owner_of(iid: int) -> int:
+    """The player who owns card instance ``iid`` (ids p*PER .. p*PER+40 are p's)."""
+    return iid // K.PER
+
+
+def is_leader(iid: int) -> bool:
+    """Whether card instance ``iid`` is a leader (id p*PER is player p's)."""
+    return iid % K.PER == 0
+
+
+def leader_of(p: int) -> int:
+    """Player ``p``'s leader's card instance."""
+    return p * K.PER
+
+
+def zone_of(g, iid: int) -> int:
+    """The zone (const.Z_*) card instance ``iid`` is in now."""
+    return g.where[iid] >> 2
+
+
+def lane_of(g, iid: int) -> int:
+    """The lane 0-2 of a card in the unit or item zone (3 in a zone without lanes)."""
+    return g.where[iid] & 3
+
+
 def effects_to_order(g) -> tuple:
     """While a player orders simultaneous automatic effects (1.3.5): the waiting entries
     (``Game.pend`` tuples) the pick's candidate indices point into; else ()."""
@@ -110,4 +135,4 @@ def effects_to_order(g) -> tuple:
 
 
 __all__ = ["DecisionInfo", "BattleInfo", "Derived", "decision_info", "battle_info", "derived",
-           "effects_to_order"]
+           "effects_to_order", "owner_of", "is_leader", "leader_of", "zone_of", "lane_of"]
