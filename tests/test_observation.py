@@ -210,7 +210,7 @@ def _named_reference(g, p):
     players = []
     for q in (p, 1 - p):
         units = [g.unit[s] for s in range(q * 3, q * 3 + 3) if g.unit[s] >= 0]
-        used = sum(cost(u) + sum(cost(i) for i in g.items[q * 3 + (g.where[u] & 3)])
+        used = sum(cost(u) + sum(cost(i) for i in g.items[q * 3 + g.lane(u)])
                    for u in units) + sum(cost(i) for i in g.skill[q])
         players.append({"level": g.level[q] / 10, "size": dv.size[q] / 10,
                         "cost_in_use": used / 10, "room": (dv.size[q] - used) / 10,
