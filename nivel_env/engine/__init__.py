@@ -17,7 +17,7 @@ from .actions import N_ACTIONS
 from .config import RuleConfig
 from .errors import IllegalActionError, ScenarioError
 from .rng import seed_state
-from .state import Decision, Game
+from .state import Decision, Game, reset_derived
 from . import keywords  # registers the sub-keywords' handlers at the trigger points (hooks.py)
 # explanations for the screens, read from what a player may see (explain, legal, forecast)
 from .explain import unit_keywords
@@ -50,9 +50,7 @@ def blank_game(db: CardDB, defs: list, seed: int, config: RuleConfig | None) -> 
     g.lost, g.result, g.truncated = [False, False], None, False
     g.delayed, g.log, g.mulled = [], [], [False, False]
     g.known = [[], []]
-    g.dirty, g._legal = True, None
-    g.pw, g.ht, g.na, g.kws, g.cant, g.size = [0] * 6, [0] * 6, [0] * 6, [()] * 6, [0] * 6, [0, 0]
-    g.uc = [0] * 6                         # unit costs as effects change them (stats.refresh)
+    reset_derived(g)                       # power, hit, ... unit costs (stats.refresh)
     for p in (0, 1):
         g.where[p * K.PER] = K.Z_LEVEL * 4 + 3
     return g

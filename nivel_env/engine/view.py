@@ -8,10 +8,12 @@ refresh derived stats first: ``derived`` does.
 """
 from __future__ import annotations
 
+from operator import attrgetter
 from typing import NamedTuple
 
 from . import const as K
 from .effects import F_PICKED
+from .state import DERIVED_SLOTS
 from .stats import ensure
 
 
@@ -96,7 +98,10 @@ def derived(g) -> Derived:
     """Current power, hit, attacks, keywords, prohibitions, size and unit costs, refreshed
     if the state changed since they were last computed."""
     ensure(g)
-    return Derived(g.pw, g.ht, g.na, g.kws, g.cant, g.size, g.uc)
+    return Derived(*_derived_slots(g))
+
+
+_derived_slots = attrgetter(*DERIVED_SLOTS)     # state.DERIVED_SLOTS, in Derived's order
 
 
 def owner_of(iid: int) -> int:
