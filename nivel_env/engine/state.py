@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from ..cards.db import CardDB, load_card_db
+from ..cards.db import _LIVE, CardDB, load_card_db
 from . import const as K
 from .config import RuleConfig
 from .errors import IllegalActionError, action_id, as_int
 from .flow import finish
 from .legal import apply_action, legal_actions
 from .render import action_name, decision_context, render
+from .rng import seed_state
 
 _LIST_FIELDS = ("deck", "hand", "trash", "damage", "skill", "items", "known")
 
@@ -202,7 +203,6 @@ class Game:
         """The game ``d`` describes.  Without ``db``, the pool is the live one whose version
         ``d`` names (any pool loaded in this process), else the bundled pool."""
         if db is None:
-            from ..cards.db import _LIVE
             db = _LIVE.get(d.get("card_pool_version")) or load_card_db()
         if d.get("format") != 1:
             raise ValueError(f"Game.from_dict: unknown format {d.get('format')!r}")
@@ -241,6 +241,33 @@ class Game:
         return isinstance(other, Game) and self.to_dict() == other.to_dict()
 
     __hash__ = None
+
+
+def blank_game(db: CardDB, defs: list, seed: int, config: RuleConfig | None) -> Game:
+    """A game with every field initialised and no card anywhere (used by new_game
+    and the scenario builder)."""
+    g = Game.__new__(Game)
+    g.db, g.cfg = db, config or RuleConfig()
+    g.defs = tuple(defs)
+    g.rng = seed_state(seed)
+    g.deck, g.hand, g.trash, g.damage, g.skill = [[], []], [[], []], [[], []], [[], []], [[], []]
+    g.unit = [-1] * 6
+    g.items = [[] for _ in range(6)]
+    g.where = [-4] * (2 * K.PER)
+    g.stamp = [0] * (2 * K.PER)
+    g.level = [g.cfg.starting_level] * 2
+    g.awake = [False, False]
+    g.turn, g.tp, g.first, g.phase = 0, 0, 0, K.SETUP
+    g.placed, g.attacked, g.used, g.mods = [0, 0], [], [], []
+    g.battle = None
+    g.pend, g.stack, g.dec = [], [], None
+    g.lost, g.result, g.truncated = [False, False], None, False
+    g.delayed, g.log, g.mulled = [], [], [False, False]
+    g.known = [[], []]
+    reset_derived(g)                       # power, hit, ... unit costs (stats.refresh)
+    for p in (0, 1):
+        g.where[p * K.PER] = K.Z_LEVEL * 4 + 3
+    return g
 
 
 def _listify(v):
