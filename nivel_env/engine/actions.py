@@ -16,7 +16,7 @@ pick the candidate order is the hand order, so ``PICK + i`` is hand slot ``i``.
 |           |             | stop choosing where "up to" allows fewer                      |
 | 5         | YES         | carry out a "may" effect (8.1.2.2)                            |
 | 6         | SURRENDER   | only with RuleConfig.surrender_action (1.2.4)                 |
-| 7         |             | reserved                                                      |
+| 7         | RESERVED    | reserved: never legal                                         |
 | 8-167     | PLAY        | 8 + 4*hand_slot + target; target 0-2 = lane, 3 = skill zone   |
 | 168-199   | ACTIVATE    | 168 + 8*source + slot; source 0 = leader, 1-3 = unit in lane  |
 |           |             | 0-2; slot = index in that source's activated effects (own     |
@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-KEEP, MULLIGAN, END_MAIN, END_ATTACK, PASS, YES, SURRENDER = range(7)
+KEEP, MULLIGAN, END_MAIN, END_ATTACK, PASS, YES, SURRENDER, RESERVED = range(8)
 HAND_SLOTS = 40          # a hand never holds more than the 40-card deck
 PLAY_TARGETS = 4         # lanes 0-2 and the skill zone
 PLAY = 8
@@ -52,13 +52,14 @@ RANGES = {
     "KEEP": (KEEP, KEEP + 1), "MULLIGAN": (MULLIGAN, MULLIGAN + 1),
     "END_MAIN": (END_MAIN, END_MAIN + 1), "END_ATTACK": (END_ATTACK, END_ATTACK + 1),
     "PASS": (PASS, PASS + 1), "YES": (YES, YES + 1), "SURRENDER": (SURRENDER, SURRENDER + 1),
+    "RESERVED": (RESERVED, PLAY),
     "PLAY": (PLAY, ACTIVATE), "ACTIVATE": (ACTIVATE, ATTACK), "ATTACK": (ATTACK, DEFEND),
     "DEFEND": (DEFEND, GUARDIAN), "GUARDIAN": (GUARDIAN, PICK), "PICK": (PICK, N_ACTIONS),
 }
 
 
 LANES = 3                # ATTACK, DEFEND and GUARDIAN take a lane 0-2
-_SINGLE = ("KEEP", "MULLIGAN", "END_MAIN", "END_ATTACK", "PASS", "YES", "SURRENDER")
+_SINGLE = ("KEEP", "MULLIGAN", "END_MAIN", "END_ATTACK", "PASS", "YES", "SURRENDER", "RESERVED")
 _LANE_KINDS = {"ATTACK": ATTACK, "DEFEND": DEFEND, "GUARDIAN": GUARDIAN}
 
 
@@ -107,23 +108,23 @@ class Move:
 
 
 def decode(action: int) -> Move:
-    """The typed move of action id ``action`` (0-6 or 8-336; 7 is reserved); ValueError
-    naming the id otherwise.  A table lookup: the moves are built once, at import."""
+    """The typed move of action id ``action`` (0 .. N_ACTIONS-1; id 7 decodes to the
+    ``RESERVED`` move, which is never legal); ValueError naming the id otherwise.  A table
+    lookup: the moves are built once, at import."""
     if type(action) is not int:
         if isinstance(action, bool) or not hasattr(action, "__index__"):
             raise ValueError(f"decode: action id must be an integer, got "
                              f"{type(action).__name__} {action!r}"[:200])
         action = action.__index__()
-    move = _MOVES[action] if 0 <= action < N_ACTIONS else None
-    if move is None:
+    if not 0 <= action < N_ACTIONS:
         raise ValueError(f"decode: action id {action} is not in the action space "
-                         f"(0-{SURRENDER}, {PLAY}-{N_ACTIONS - 1}; {SURRENDER + 1} is reserved)")
-    return move
+                         f"(0-{N_ACTIONS - 1})")
+    return _MOVES[action]
 
 
-def _decode(action: int) -> Move | None:
+def _decode(action: int) -> Move:
     if action < PLAY:
-        return _SINGLE_MOVES.get(action)
+        return _SINGLE_MOVES[action]
     if action < ACTIVATE:
         h, t = divmod(action - PLAY, PLAY_TARGETS)
         return Move("PLAY", hand_slot=h, target=t)
