@@ -455,7 +455,7 @@ _ZONE_WORDS = {K.Z_DAMAGE: "damage zone", K.Z_SKILL: "skill zone", K.Z_LEVEL: "l
 
 #: what a pick of each purpose asks, in words ({n}: how many candidates are left)
 _PICKING = {"effect order": "choose which effect resolves first",
-            "hand limit discard": "end of turn: discard down to 7 cards",
+            "hand limit discard": "end of turn: discard down to {limit} cards",
             "credit discard": "Credit: choose a card to discard",
             "barrier discard": "Guardian (Barrier): choose a card to discard",
             "sacrifice": "Guardian (Sacrifice): choose a unit to trash",
@@ -478,7 +478,8 @@ def _pick_question(g, d, key) -> str:
     done = key("n: done") if d.can_pass else ""
     purpose = K.PICK_PURPOSES[d.purpose]
     if purpose != "effect target":
-        what = _PICKING.get(purpose, purpose).format(n=len(d.candidates))
+        what = _PICKING.get(purpose, purpose).format(n=len(d.candidates),
+                                                     limit=g.cfg.hand_limit)   # 6.6.1.4
         return f"{source}: {what}{done}." if d.source >= 0 else \
             f"{what[:1].upper()}{what[1:]}{done}."
     ab = g.db.abilities[d.ability] if d.ability >= 0 else None
