@@ -68,10 +68,10 @@ class HeuristicAgent:
         op_pw = v.field_value("power", False) * 10
         op_occ = v.field_flag("occupied", False)
         for a in s:
-            if A.PLAY <= a < A.ACTIVATE:
-                h, t = divmod(a - A.PLAY, A.PLAY_TARGETS)
-                s[a] = self._play_score(v, h, t, my_pw, my_occ, op_pw, op_occ)
-            elif A.ACTIVATE <= a < A.ATTACK:
+            mv = A.decode(a)
+            if mv.kind == "PLAY":
+                s[a] = self._play_score(v, mv.hand_slot, mv.target, my_pw, my_occ, op_pw, op_occ)
+            elif mv.kind == "ACTIVATE":
                 s[a] = 2.5
         if A.END_MAIN in s:
             s[A.END_MAIN] = 0.0
@@ -109,15 +109,16 @@ class HeuristicAgent:
         op_occ = v.field_flag("occupied", False)
         op_damage = v.player("damage", False) * 10
         for a in s:
-            if A.ATTACK <= a < A.DEFEND:
-                lane = a - A.ATTACK
+            mv = A.decode(a)
+            if mv.kind == "ATTACK":
+                lane = mv.lane
                 if not op_occ[lane]:
                     s[a] = 3.0 + my_hit[lane] + (2.0 if op_damage + my_hit[lane] >= 10 else 0)
                 elif my_pw[lane] > op_pw[lane]:
                     s[a] = 2.0
                 else:
                     s[a] = -1.0
-            elif A.ACTIVATE <= a < A.ATTACK:
+            elif mv.kind == "ACTIVATE":
                 s[a] = 2.0
         if A.END_ATTACK in s:
             s[A.END_ATTACK] = 0.0
@@ -133,7 +134,7 @@ class HeuristicAgent:
         my = v.field_value("power", True)[dl] * 10
         lethal = v.player("damage", True) * 10 + max(1, atk_hit) >= 10
         for a in s:
-            if A.DEFEND <= a < A.GUARDIAN:
+            if A.decode(a).kind == "DEFEND":
                 s[a] = 2.0 if my >= atk_pw or lethal else -1.0
         if A.PASS in s:
             s[A.PASS] = 0.0
@@ -142,7 +143,7 @@ class HeuristicAgent:
         _lane, (atk_pw, atk_hit) = self._attacker(v)
         danger = v.player("damage", True) * 10 + max(1, atk_hit) >= 8
         for a in s:
-            if A.GUARDIAN <= a < A.PICK:
+            if A.decode(a).kind == "GUARDIAN":
                 s[a] = 1.0 if danger else -1.0
         if A.PASS in s:
             s[A.PASS] = 0.0
@@ -154,10 +155,10 @@ class HeuristicAgent:
     def _pick(self, v, s):
         purpose = v.pick_purpose
         n = v.n_candidates
-        picks = [a for a in s if A.PICK <= a < A.PICK + 16]
+        picks = [a for a in s if (i := A.decode(a).pick) is not None and i < 16]
         if purpose == "effect order" or not picks:
             for a in picks:
-                s[a] = 1.0 if a == A.PICK else 0.5
+                s[a] = 1.0 if A.decode(a).pick == 0 else 0.5
             return
         verb = v.step_verb
         source_bonus = v.card(v.REFS + 2, "power_bonus")
@@ -165,7 +166,7 @@ class HeuristicAgent:
         discarding = purpose in ("hand limit discard", "credit discard", "barrier discard",
                                  "sacrifice", "offset item")
         for a in picks:
-            i = a - A.PICK
+            i = A.decode(a).pick
             if i >= n:
                 continue
             row = v.CANDIDATES + i

@@ -41,13 +41,12 @@ except ImportError as e:                # a core install: the heuristic plays, p
     raise ImportError(f"{PLAY_POLICIES} (importing torch failed: {e})") from e
 
 from nivel_env.cards import load_card_db
+from nivel_env.difficulty import DIFFICULTIES
 from nivel_env.env.encoder import LAYOUT_VERSION, READABLE_LAYOUTS
 
 FORMAT = "nivel-policy"
 VERSION = 2
 SUFFIX = ".pt"
-#: difficulty name -> (sampling temperature, share of uniformly random moves)
-DIFFICULTIES = {"hard": (0.0, 0.0), "normal": (1.0, 0.0), "easy": (1.0, 0.3)}
 #: activation name in a file -> torch module class
 ACTIVATIONS = {"tanh": nn.Tanh, "relu": nn.ReLU, "elu": nn.ELU, "leaky_relu": nn.LeakyReLU,
                "gelu": nn.GELU, "silu": nn.SiLU}

@@ -15,6 +15,7 @@ import sys
 
 from .cards import CardDataError, DeckError
 from .cli_cards import _db, add_cards_option
+from .difficulty import DEFAULT_DIFFICULTY, DIFFICULTIES
 from .engine import actions as A
 from .engine import const as K
 
@@ -324,8 +325,9 @@ def add_parser(sub) -> None:
                      help="a level of the difficulty ladder, weakest first: "
                           + "; ".join(f"{k}: {v[1]}" for k, v in LEVELS.items())
                           .replace("%", "%%"))          # argparse formats help with %
-    p.add_argument("--difficulty", choices=("hard", "normal", "easy"), default="hard",
-                   help="for policy opponents: how greedily they pick (default: hard)")
+    p.add_argument("--difficulty", choices=list(DIFFICULTIES), default=DEFAULT_DIFFICULTY,
+                   help="for policy opponents: how greedily they pick (default: "
+                        f"{DEFAULT_DIFFICULTY})")
     p.add_argument("--seat", choices=("0", "1", "random"), default="random",
                    help="your seat; who goes first is decided by the game (5.1.5)")
     p.add_argument("--seed", type=int, help="the game's seed (default: a fresh one, shown "

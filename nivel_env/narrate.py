@@ -361,7 +361,7 @@ class Narrator:
         return f"{self.Owned(e['iid'], e['card'])} has 0 power and is trashed."
 
     def _discard(self, e, p, me):
-        why = _DISCARD_WHY.get(e.get("reason"), "")
+        why = _DISCARD_WHY.get(e.get("reason"), "").format(limit=self.g.cfg.hand_limit)
         return f"{self.who(p)} discard{'' if me else 's'} {self.name(e['card'])}{why}."
 
     def _card_order(self, e, p, me):
@@ -456,8 +456,8 @@ _MOVES = {"to_deck_bottom": "to the bottom of {whose} deck", "return_to_hand": "
 #: a zone's name in ``from`` as a person says it
 _ZONE_WORDS = {"unit": "field", "item": "field", "skill": "skill zone",
                "damage": "damage zone"}
-#: why a card was discarded, by the event's reason
-_DISCARD_WHY = {"hand limit discard": " (hand limit: 7)", "barrier": " (to pay for Guardian)",
+#: why a card was discarded, by the event's reason ({limit}: the game's hand limit)
+_DISCARD_WHY = {"hand limit discard": " (hand limit: {limit})", "barrier": " (to pay for Guardian)",
                 "barrier discard": " (to pay for Guardian)", "credit discard": " (Credit)"}
 #: events a player does, told as "You <this>" / "Your opponent <this>" ({s}, {es}: the
 #: verb's ending; {whose}: your / their)

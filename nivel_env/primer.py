@@ -8,11 +8,14 @@ paragraphs on how a turn goes.  docs/rulings.md has the full readings.
 from __future__ import annotations
 
 import re
+import textwrap
 
 from .cards import vocab as V
+from .engine.config import RuleConfig
 
-#: (heading, paragraph) -- the game in brief, rule numbers in brackets
-BASICS: tuple[tuple[str, str], ...] = (
+#: (heading, paragraph) -- the game in brief, rule numbers in brackets; ``{hand_limit}``
+#: and ``{over_limit}`` are the game's RuleConfig.hand_limit and one more (``basics``)
+_BASICS: tuple[tuple[str, str], ...] = (
     ("Winning",
      "You win when your opponent has 10 cards in their damage zone, or must take a card "
      "from an empty deck (to draw, or to take damage), or surrenders (1.2, 9.2)."),
@@ -23,7 +26,8 @@ BASICS: tuple[tuple[str, str], ...] = (
      "Level-up: your leader goes up one level, to at most 10. Draw: one card (not on the "
      "first player's first turn). Main: play cards and use Active: Main abilities. Attack: "
      "each unit may attack once; Active: Attack abilities. End: end-of-turn effects, the "
-     "skill zone empties into the trash, and a hand of 8 or more is cut to 7 (6.1-6.6)."),
+     "skill zone empties into the trash, and a hand of {over_limit} or more is cut to "
+     "{hand_limit} (6.1-6.6)."),
     ("Size and costs",
      "Size is your leader's level plus the cards in your damage zone (4.7). A card may be "
      "played only if its cost plus the costs of every card already on your field (units, "
@@ -50,6 +54,18 @@ BASICS: tuple[tuple[str, str], ...] = (
      "Your leader stays in its level zone; its Passive and Active abilities work from "
      "there. Reaching its awakening level turns it to its stronger back face (10.2.6.1)."),
 )
+
+
+
+def basics(config: RuleConfig | None = None) -> tuple[tuple[str, str], ...]:
+    """The game in brief, under ``config``'s rules (the default rules without one)."""
+    limit = (config or RuleConfig()).hand_limit
+    return tuple((head, para.format(hand_limit=limit, over_limit=limit + 1))
+                 for head, para in _BASICS)
+
+
+#: the primer's paragraphs under the default rules
+BASICS = basics()
 
 
 #: the card properties, told to players rather than to card authors
@@ -87,11 +103,10 @@ def glossary() -> dict[str, str]:
     return out
 
 
-def primer_text(width: int = 96) -> str:
-    """The whole primer as plain text, wrapped to ``width``."""
-    import textwrap
+def primer_text(width: int = 96, config: RuleConfig | None = None) -> str:
+    """The whole primer as plain text, wrapped to ``width``, under ``config``'s rules."""
     out = []
-    for head, para in BASICS:
+    for head, para in basics(config):
         out.append(textwrap.fill(f"{head}. {para}", width, subsequent_indent="  "))
     out.append("\nKeywords:")
     for line in keyword_lines():
@@ -109,4 +124,4 @@ def keyword_label(k) -> str:
     return re.sub(r"^\[([^\[\]]+)\] (.*)$", r"\1 (\2)", s)  # [Guardian] X -> Guardian (X)
 
 
-__all__ = ["BASICS", "glossary", "keyword_label", "keyword_lines", "primer_text"]
+__all__ = ["BASICS", "basics", "glossary", "keyword_label", "keyword_lines", "primer_text"]

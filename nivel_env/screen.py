@@ -27,7 +27,7 @@ from .engine.legal import activated_list, field_cost
 from .engine.explain import unit_keywords as engine_unit_keywords
 from .engine.forecast import battle_forecast
 from .engine.legal import play_blockers
-from .engine.view import battle_info, decision_info, derived
+from .engine.view import battle_info, decision_info, derived, is_leader
 from .primer import keyword_label
 
 ATTR_COLOURS = {"fire": "red", "water": "blue", "earth": "yellow", "wind": "green",
@@ -224,24 +224,26 @@ def move_key(g, a: int, nums=None) -> str:
         return "y"
     if a == A.PASS:
         return "n"
-    if A.PLAY <= a < A.ACTIVATE:
-        h, t = divmod(a - A.PLAY, A.PLAY_TARGETS)
-        return f"{_hand_key(nums, h)}{'s' if t == A.SKILL_TARGET else t}"
-    if A.ACTIVATE <= a < A.ATTACK:
-        source, slot = divmod(a - A.ACTIVATE, A.ACTIVATE_SLOTS)
-        return f"x{'l' if source == 0 else source - 1}{slot}"
-    for letter, lo in (("a", A.ATTACK), ("d", A.DEFEND), ("g", A.GUARDIAN)):
-        if lo <= a < lo + 3:
-            return f"{letter}{a - lo}"
-    return ""
+    mv = A.decode(a)
+    if mv.kind == "PLAY":
+        t = mv.target
+        return f"{_hand_key(nums, mv.hand_slot)}{'s' if t == A.SKILL_TARGET else t}"
+    if mv.kind == "ACTIVATE":
+        return f"x{'l' if mv.source == 0 else mv.source_lane}{mv.slot}"
+    letter = _LANE_KEYS.get(mv.kind)
+    return f"{letter}{mv.lane}" if letter else ""
+
+
+_LANE_KEYS = {"ATTACK": "a", "DEFEND": "d", "GUARDIAN": "g"}
 
 
 def _one_card_many_lanes(g, a: int) -> tuple:
     """For a move that puts a unit into an empty lane or equips an item, what makes such
     moves one row (the verb and the hand slot); else ()."""
-    if not A.PLAY <= a < A.ACTIVATE:
+    mv = A.decode(a)
+    if mv.kind != "PLAY":
         return ()
-    h, t = divmod(a - A.PLAY, A.PLAY_TARGETS)
+    h, t = mv.hand_slot, mv.target
     p = g.current_player
     if t == A.SKILL_TARGET or h >= len(g.hand[p]):
         return ()
@@ -257,9 +259,10 @@ def ordered_moves(g, legal: list[int], nums=None) -> list[int]:
     """The legal moves in the order the screen numbers them: as the engine lists them,
     but hand cards by their keys (``nums``), so the list reads like the hand."""
     def order(a: int):
-        if A.PLAY <= a < A.ACTIVATE:
-            h, t = divmod(a - A.PLAY, A.PLAY_TARGETS)
-            return (1, nums[h] if nums is not None and h < len(nums) else h, t)
+        mv = A.decode(a)
+        if mv.kind == "PLAY":
+            h = mv.hand_slot
+            return (1, nums[h] if nums is not None and h < len(nums) else h, mv.target)
         return (0 if a < A.PLAY else 2, a, 0)
     return sorted(legal, key=order)
 
@@ -296,7 +299,7 @@ def move_rows(g, legal: list[int], nums=None) -> list[MoveRow]:
             words = move_name(g, group[0], nums)
         else:
             verb, h = group_of
-            lanes = _or_list([str((a - A.PLAY) % A.PLAY_TARGETS) for a in group])
+            lanes = _or_list([str(A.decode(a).target) for a in group])
             card = g.card(g.hand[p][h]).name
             words = f"play {card} in lane {lanes}" if verb == "play" else \
                 f"equip {card} on lane {lanes}"
@@ -321,8 +324,8 @@ def _told_apart(g, rows: list[MoveRow], nums) -> list[MoveRow]:
             out.append(r)
             continue
         a = r.actions[0]
-        if A.PLAY <= a < A.ACTIVATE:
-            h = (a - A.PLAY) // A.PLAY_TARGETS
+        h = A.hand_slot_of(a)
+        if h is not None:
             name = g.card(g.hand[p][h]).name
             words = r.words.replace(name, f"{name} ({_hand_key(nums, h)})", 1)
         else:
@@ -404,8 +407,9 @@ def move_name(g, a: int, nums=None) -> str:
     card to choose says where it is (a hand card by its key, ``nums`` as in
     ``move_key``)."""
     p = g.current_player
-    if A.PLAY <= a < A.ACTIVATE:
-        h, t = divmod(a - A.PLAY, A.PLAY_TARGETS)
+    mv = A.decode(a)
+    if mv.kind == "PLAY":
+        h, t = mv.hand_slot, mv.target
         if h < len(g.hand[p]):
             c = g.card(g.hand[p][h])
             if t == A.SKILL_TARGET:
@@ -416,17 +420,17 @@ def move_name(g, a: int, nums=None) -> str:
             if cur >= 0:                       # the hand card first: a cut row still says it
                 return f"upgrade to {c.name} over {g.card(cur).name} (lane {t})"
             return f"play {c.name} in lane {t}"
-    if A.ACTIVATE <= a < A.ATTACK:
-        source, slot = divmod(a - A.ACTIVATE, A.ACTIVATE_SLOTS)
+    if mv.kind == "ACTIVATE":
+        source, slot = mv.source, mv.slot
         lst = activated_list(g, p, source)
         if slot < len(lst):
             ab, src, _ = lst[slot]
             name = g.leader_face(p).name if source == 0 else g.card(src).name
-            where = "your leader" if source == 0 else f"lane {source - 1}"
+            where = "your leader" if source == 0 else f"lane {mv.source_lane}"
             return f"use {name} ({where}): {render_ability(ab)}"
-    if A.PICK <= a < A.PICK + A.PICK_SLOTS:
+    if mv.kind == "PICK":
         d = decision_info(g)
-        i = a - A.PICK
+        i = mv.pick
         if d is not None and d.kind == K.D_PICK and d.purpose != K.P_ORDER \
                 and i < len(d.candidates):
             return f"choose {_candidate(g, d.candidates[i], p, nums)}"
@@ -451,7 +455,7 @@ _ZONE_WORDS = {K.Z_DAMAGE: "damage zone", K.Z_SKILL: "skill zone", K.Z_LEVEL: "l
 
 #: what a pick of each purpose asks, in words ({n}: how many candidates are left)
 _PICKING = {"effect order": "choose which effect resolves first",
-            "hand limit discard": "end of turn: discard down to 7 cards",
+            "hand limit discard": "end of turn: discard down to {limit} cards",
             "credit discard": "Credit: choose a card to discard",
             "barrier discard": "Guardian (Barrier): choose a card to discard",
             "sacrifice": "Guardian (Sacrifice): choose a unit to trash",
@@ -462,7 +466,7 @@ _PICKING = {"effect order": "choose which effect resolves first",
 
 def source_name(g, iid: int) -> str:
     """A card instance's name as it is in play: a leader by the face it shows (10.2.6.1)."""
-    if iid % K.PER == 0:
+    if is_leader(iid):
         return g.leader_face(g.owner(iid)).name
     return g.card(iid).name
 
@@ -474,7 +478,8 @@ def _pick_question(g, d, key) -> str:
     done = key("n: done") if d.can_pass else ""
     purpose = K.PICK_PURPOSES[d.purpose]
     if purpose != "effect target":
-        what = _PICKING.get(purpose, purpose).format(n=len(d.candidates))
+        what = _PICKING.get(purpose, purpose).format(n=len(d.candidates),
+                                                     limit=g.cfg.hand_limit)   # 6.6.1.4
         return f"{source}: {what}{done}." if d.source >= 0 else \
             f"{what[:1].upper()}{what[1:]}{done}."
     ab = g.db.abilities[d.ability] if d.ability >= 0 else None

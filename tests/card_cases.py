@@ -32,6 +32,7 @@ import yaml
 from nivel_env.cards import load_card_db
 from nivel_env.engine.scenario import build
 from nivel_env.engine.stats import ensure
+from nivel_env.engine.view import derived
 
 CASE_DIR = Path(__file__).parent / "cards"
 DEFAULT_PLAYERS = ({"leader": "LD-06", "level": 6}, {"leader": "LD-08", "level": 6})
@@ -143,7 +144,7 @@ def _check_player(g, p: int, exp: dict) -> None:
                     assert got == w, f"{label}[{lane}] is {got}, expected {w}"
                 elif w is not None:
                     assert iid >= 0, f"{label}[{lane}]: lane is empty"
-                    got = (g.pw if key == "power" else g.ht)[p * 3 + lane]
+                    got = (derived(g).power if key == "power" else derived(g).hit)[p * 3 + lane]
                     assert got == w, f"{label}[{lane}] is {got}, expected {w}"
         elif key == "items":
             for lane, w in enumerate(want):
@@ -151,7 +152,7 @@ def _check_player(g, p: int, exp: dict) -> None:
                 assert got == sorted(w or []), f"{label}[{lane}] is {got}, expected {w}"
         elif key == "keywords":
             for lane, w in enumerate(want):
-                got = {k.name for k in g.kws[p * 3 + lane]}
+                got = {k.name for k in derived(g).keywords[p * 3 + lane]}
                 for kw in w or []:
                     assert kw in got, f"{label}[{lane}]: {kw} not in {got}"
         elif key in ("hand", "deck", "trash", "damage", "skills"):
@@ -166,7 +167,7 @@ def _check_player(g, p: int, exp: dict) -> None:
         elif key == "level":
             assert g.level[p] == want, f"{label} is {g.level[p]}, expected {want}"
         elif key == "size":
-            assert g.size[p] == want, f"{label} is {g.size[p]}, expected {want}"
+            assert derived(g).size[p] == want, f"{label} is {derived(g).size[p]}, expected {want}"
         elif key == "awake":
             assert g.awake[p] == want, f"{label} is {g.awake[p]}, expected {want}"
         else:

@@ -85,9 +85,8 @@ def unit(g, p, lane):
 
 
 def power(g, p, lane):
-    from nivel_env.engine.stats import ensure
-    ensure(g)
-    return g.pw[p * 3 + lane]
+    from nivel_env.engine.view import derived
+    return derived(g).power[p * 3 + lane]
 
 
 def to_attack(g):

@@ -279,7 +279,7 @@ def test_opponent_hand_cards_never_appear_as_card_rows():
         obs = enc.encode(g, p, None)
         cards = obs[OFFSETS["cards"]:OFFSETS["zones"]].reshape(-1, cf.WIDTH)
         for i, v in enumerate(d[3][:CANDIDATE_ROWS]):
-            if d[2] != K.P_ORDER and v >= 0 and g.where[v] >> 2 in (K.Z_HAND, K.Z_DECK):
+            if d[2] != K.P_ORDER and v >= 0 and g.zone(v) in (K.Z_HAND, K.Z_DECK):
                 assert not cards[ROW_CANDS + i].any()
                 hits += 1
     assert hits > 0

@@ -7,6 +7,7 @@ import numpy as np
 from nivel_env.cards import load_card_db
 from nivel_env.engine import const as K
 from nivel_env.engine.scenario import build
+from nivel_env.engine.view import derived
 from nivel_env.env import card_features as cf
 from nivel_env.env.encoder import (BLOCKS, CANDIDATE_FEATURES, CARD_ROWS, Encoder, FIELD_FLAGS,
                                    FIELD_VALUES, KNOWN_ROWS, LAYOUT_VERSION, OBS_SIZE, OFFSETS,
@@ -102,7 +103,7 @@ def test_values_of_a_built_position():
     assert np.isclose(me[names.index("level")], 0.6)
     assert np.isclose(me[names.index("hand")], 0.2) and np.isclose(opp[names.index("hand")], 0.3)
     assert np.isclose(me[names.index("damage")], 0.2)
-    assert np.isclose(me[names.index("size")], g.size[0] / 10)
+    assert np.isclose(me[names.index("size")], derived(g).size[0] / 10)
     fv = obs[OFFSETS["field_values"]:OFFSETS["seat"]].reshape(6, len(FIELD_VALUES))
     ff = obs[OFFSETS["field_flags"]:OFFSETS["hand_slots"]].reshape(6, len(FIELD_FLAGS))
     fnames = [n for n, _ in FIELD_FLAGS]
@@ -210,7 +211,7 @@ def _named_reference(g, p):
     players = []
     for q in (p, 1 - p):
         units = [g.unit[s] for s in range(q * 3, q * 3 + 3) if g.unit[s] >= 0]
-        used = sum(cost(u) + sum(cost(i) for i in g.items[q * 3 + (g.where[u] & 3)])
+        used = sum(cost(u) + sum(cost(i) for i in g.items[q * 3 + g.lane(u)])
                    for u in units) + sum(cost(i) for i in g.skill[q])
         players.append({"level": g.level[q] / 10, "size": dv.size[q] / 10,
                         "cost_in_use": used / 10, "room": (dv.size[q] - used) / 10,

@@ -291,10 +291,10 @@ def test_3_3_4_a_verb_that_would_move_a_leader_skips_it(cdb, verb):
     if h.payable is not None:
         assert not h.payable(g, 0, leader, a)
     assert not h.run(g, 0, leader, a, ())
-    assert g.where[leader] >> 2 == K.Z_LEVEL and len(g.events) == events
+    assert g.zone(leader) == K.Z_LEVEL and len(g.events) == events
     with pytest.raises(RuntimeError, match="3.3.4"):
         move(g, leader, K.Z_TRASH)
-    assert g.where[leader] >> 2 == K.Z_LEVEL
+    assert g.zone(leader) == K.Z_LEVEL
 
 
 # --------------------------------------------------------- 4.8.2 the trash

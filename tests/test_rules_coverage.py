@@ -399,7 +399,7 @@ def test_11_1_2_a_revealed_card_stays_in_its_zone(xdb):
     do(g, "Tuck Away")
     shown = [e for e in g.events if e["type"] == "reveal"]
     assert [(e["iid"], e["to"]) for e in shown] == [(tucked, "deck")]
-    assert g.where[tucked] >> 2 == K.Z_DECK and g.deck[0][0] == tucked
+    assert g.zone(tucked) == K.Z_DECK and g.deck[0][0] == tucked
     assert len(g.deck[0]) == 4 and ids(g, g.hand[0]) == ["T-021"]
 
 
@@ -436,7 +436,7 @@ def test_11_2_2_cards_looked_at_stay_in_their_zone(db):
     assert d.purpose == K.P_TARGET and d.player == 0 and d.can_pass
     cands = set(d.candidates)
     assert {g.card(i).id for i in cands} == {"T-026", "T-025"}
-    assert all(g.where[i] >> 2 == K.Z_DECK for i in cands)
+    assert all(g.zone(i) == K.Z_DECK for i in cands)
     assert len(g.deck[0]) == 4 and g.hand[0] == []
     assert seen_candidates(g, 0) == cands and seen_candidates(g, 1) == set()
     for s in range(4):                       # the searcher's worlds keep what they look at
@@ -453,7 +453,7 @@ def test_11_2_3_cards_looked_at_are_hidden_again_after(db):
     since = len(g.events)
     g.apply_action(A.PASS)
     assert g.decision_name == "main"
-    assert all(g.where[i] >> 2 == K.Z_DECK for i in cands) and len(g.deck[0]) == 4
+    assert all(g.zone(i) == K.Z_DECK for i in cands) and len(g.deck[0]) == 4
     assert not {"search", "reveal"} & set(types(g, since))
     assert seen_candidates(g, 0) == set()
     assert cands <= set(hidden_groups(g, 0)[1])

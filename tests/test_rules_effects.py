@@ -1,5 +1,6 @@
 """Effects (8) and the keywords of 10.1 and 10.2.5-10.2.6."""
 from nivel_env.engine import actions as A
+from nivel_env.engine.view import derived
 from conftest import P, do, make, names, power, unit
 
 OPP = "T-L02"
@@ -112,7 +113,7 @@ def test_10_1_12_mix(db):
     g = make(db, P(units=["T-015"]), P(OPP))
     assert power(g, 0, 0) == 2
     g = make(db, P(units=["T-015", "T-004"]), P(OPP))
-    assert power(g, 0, 0) == 3 and g.ht[0] == 2
+    assert power(g, 0, 0) == 3 and derived(g).hit[0] == 2
 
 
 def test_10_1_13_escape(db):

@@ -11,6 +11,7 @@ from conftest import P, do, make, names, pool_with, power, to_attack
 from nivel_env.cards import load_card_db
 from nivel_env.cards.schema import CardDataError
 from nivel_env.engine import const as K
+from nivel_env.engine.view import derived
 
 EXTRA = """cards:
   # ------------------------------------------------------------------ 4.5.2
@@ -367,7 +368,7 @@ def test_cards_put_into_the_damage_zone_are_not_damage(xdb):
     """No Trigger resolves (4.5.4.3 is a step of damage processing), no loss for a deck
     too small (4.5.3 is too): as many cards as the deck holds go; the size grows (4.7.2)."""
     g = make(xdb, P(hand=["X-DEEP"], deck=["T-001"] * 3), P("T-L02"))
-    size = g.size[0]
+    size = derived(g).size[0]
     do(g, "Deep Toll")                             # 5 asked, 3 there; then the draw...
     assert len(g.damage[0]) == 3 and len(g.deck[0]) == 0
     assert g.returns() == (-1, 1)                  # ...from an empty deck loses (1.2.2.4)
@@ -375,10 +376,9 @@ def test_cards_put_into_the_damage_zone_are_not_damage(xdb):
         ["to_damage"] * 3
     g = make(xdb, P(hand=["X-PLEDGE"], deck=["T-001"] * 5), P("T-L02"))
     hand = len(g.hand[0])
-    size = g.size[0]
+    size = derived(g).size[0]
     do(g, "Blood Pledge")
     assert len(g.hand[0]) == hand - 1 + 1          # the draw only: no Trigger draw
-    from nivel_env.engine.view import derived
     assert derived(g).size[0] == size + 2
 
 

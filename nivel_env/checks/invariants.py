@@ -12,7 +12,7 @@ from ..engine import N_ACTIONS
 from ..engine import actions as A
 from ..engine import const as K
 from ..engine.legal import field_cost, replaced_cost
-from ..engine.view import decision_info, derived
+from ..engine.view import decision_info, derived, lane_of, leader_of, owner_of, zone_of
 
 _ZONE_LISTS = ((K.Z_DECK, "deck"), (K.Z_HAND, "hand"), (K.Z_TRASH, "trash"),
                (K.Z_DAMAGE, "damage"), (K.Z_SKILL, "skill"))
@@ -31,8 +31,8 @@ def pick_order_errors(g) -> list[str]:
     if d is None or d.kind != K.D_PICK or d.purpose == K.P_ORDER:
         return []
     chooser, cands = d.player, d.candidates
-    hidden = [v >= 0 and (g.where[v] >> 2 == K.Z_DECK or
-                          (g.where[v] >> 2 == K.Z_HAND and v // K.PER != chooser))
+    hidden = [v >= 0 and (zone_of(g, v) == K.Z_DECK or
+                          (zone_of(g, v) == K.Z_HAND and owner_of(v) != chooser))
               for v in cands]
     if True in hidden and False in hidden[hidden.index(True):]:
         return [f"pick for player {chooser}: candidates {list(cands)} list a hidden card "
@@ -42,6 +42,11 @@ def pick_order_errors(g) -> list[str]:
         return [f"pick for player {chooser}: candidates in hidden zones {list(cands)} are not "
                 f"listed by card (their order would reveal positions)"]
     return []
+
+
+def _location(g, iid: int) -> str:
+    z = zone_of(g, iid)
+    return f"{K.ZONE_NAMES[z] if 0 <= z < len(K.ZONE_NAMES) else 'nowhere'} lane {lane_of(g, iid)}"
 
 
 def invariant_errors(g, counts: tuple[int, int] | None = None,
@@ -64,19 +69,20 @@ def invariant_errors(g, counts: tuple[int, int] | None = None,
                 if iid in seen:
                     out.append(f"card {iid} of player {p} is in both {seen[iid]} and {name}")
                 seen[iid] = name
-                if g.where[iid] >> 2 != z:
+                if zone_of(g, iid) != z:
                     out.append(f"card {iid} of player {p} is listed in {name} but its "
-                               f"location says {K.ZONE_NAMES[g.where[iid] >> 2]}")
-                if iid // K.PER != p:
-                    out.append(f"card {iid} of player {iid // K.PER} is in player {p}'s {name}")
+                               f"location says {K.ZONE_NAMES[zone_of(g, iid)]}")
+                if owner_of(iid) != p:
+                    out.append(f"card {iid} of player {owner_of(iid)} is in player {p}'s {name}")
         for lane in range(3):
             u = g.unit[p * 3 + lane]
             if u >= 0:
                 if u in seen:
                     out.append(f"card {u} of player {p} is a unit and in {seen[u]}")
                 seen[u] = "unit"
-                if g.where[u] != K.Z_UNIT * 4 + lane:
-                    out.append(f"unit {u} in lane {lane} of player {p} has location {g.where[u]}")
+                if (zone_of(g, u), lane_of(g, u)) != (K.Z_UNIT, lane):
+                    out.append(f"unit {u} in lane {lane} of player {p} has location "
+                               f"{_location(g, u)}")
             elif g.items[p * 3 + lane]:
                 out.append(f"items {g.items[p * 3 + lane]} in lane {lane} of player {p} "
                            f"with no unit (3.5.6.1)")
@@ -84,10 +90,10 @@ def invariant_errors(g, counts: tuple[int, int] | None = None,
                 if it in seen:
                     out.append(f"item {it} of player {p} is also in {seen[it]}")
                 seen[it] = "item"
-                if g.where[it] != K.Z_ITEM * 4 + lane:
-                    out.append(f"item {it} in lane {lane} of player {p} has location {g.where[it]}")
-        leader = p * K.PER
-        if g.where[leader] >> 2 != K.Z_LEVEL:
+                if (zone_of(g, it), lane_of(g, it)) != (K.Z_ITEM, lane):
+                    out.append(f"item {it} in lane {lane} of player {p} has location "
+                               f"{_location(g, it)}")
+        if zone_of(g, leader_of(p)) != K.Z_LEVEL:
             out.append(f"player {p}'s leader left the leader area")
         total = len(seen) + 1
         placed = card_count(g, p)
@@ -139,11 +145,11 @@ def play_cost_errors(g, action: int) -> list[str]:
     within the player's size (6.4.1.1.2; an upgraded unit and its items no longer
     count, 6.4.1.1.2.1).  Checked at the play, not after its effects: an effect may
     lower the size afterwards (healing a damage card), which the rules allow."""
-    lo, hi = A.RANGES["PLAY"]
-    if not lo <= action < hi:
+    move = A.decode(action)
+    if move.kind != "PLAY":
         return []
     p = g.current_player
-    slot, target = divmod(action - lo, A.PLAY_TARGETS)
+    slot, target = move.hand_slot, move.target
     card = g.card(g.hand[p][slot])
     size = derived(g).size
     cost = field_cost(g, p) + card.cost

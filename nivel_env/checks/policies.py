@@ -9,9 +9,9 @@ from __future__ import annotations
 from ..engine import actions as A
 
 
-def _in(name: str, legal: list[int]) -> list[int]:
-    lo, hi = A.RANGES[name]
-    return [a for a in legal if lo <= a < hi]
+def _in(kind: str, legal: list[int]) -> list[int]:
+    """The ids of ``legal`` whose move is of ``kind`` (an ``actions.RANGES`` name)."""
+    return [a for a in legal if A.decode(a).kind == kind]
 
 
 def uniform(g, legal, r):
@@ -33,7 +33,7 @@ def always_attack(g, legal, r):
         p = g.current_player
         empty = [lane for lane in range(3) if g.unit[p * 3 + lane] < 0]
         pick = [a for a in _in("PLAY", legal)
-                if (a - A.PLAY) % A.PLAY_TARGETS in empty] or _in("END_MAIN", legal)
+                if A.decode(a).target in empty] or _in("END_MAIN", legal)
     return (pick or legal)[r % len(pick or legal)]
 
 

@@ -16,8 +16,8 @@ from . import actions, const as K
 from .actions import N_ACTIONS
 from .config import RuleConfig
 from .errors import IllegalActionError, ScenarioError
-from .rng import seed_state
-from .state import Decision, Game
+from .flow import setup
+from .state import Decision, Game, blank_game
 from . import keywords  # registers the sub-keywords' handlers at the trigger points (hooks.py)
 # explanations for the screens, read from what a player may see (explain, legal, forecast)
 from .explain import unit_keywords
@@ -27,35 +27,6 @@ from .legal import play_blockers
 __all__ = ["BattleForecast", "BlockOutcome", "Decision", "Game", "IllegalActionError",
            "N_ACTIONS", "RuleConfig", "ScenarioError", "Unblocked", "actions",
            "battle_forecast", "keywords", "new_game", "play_blockers", "unit_keywords"]
-
-
-def blank_game(db: CardDB, defs: list, seed: int, config: RuleConfig | None) -> Game:
-    """A game with every field initialised and no card anywhere (used by new_game
-    and the scenario builder)."""
-    g = Game.__new__(Game)
-    g.db, g.cfg = db, config or RuleConfig()
-    g.defs = tuple(defs)
-    g.rng = seed_state(seed)
-    g.deck, g.hand, g.trash, g.damage, g.skill = [[], []], [[], []], [[], []], [[], []], [[], []]
-    g.unit = [-1] * 6
-    g.items = [[] for _ in range(6)]
-    g.where = [-4] * (2 * K.PER)
-    g.stamp = [0] * (2 * K.PER)
-    g.level = [g.cfg.starting_level] * 2
-    g.awake = [False, False]
-    g.turn, g.tp, g.first, g.phase = 0, 0, 0, K.SETUP
-    g.placed, g.attacked, g.used, g.mods = [0, 0], [], [], []
-    g.battle = None
-    g.pend, g.stack, g.dec = [], [], None
-    g.lost, g.result, g.truncated = [False, False], None, False
-    g.delayed, g.log, g.mulled = [], [], [False, False]
-    g.known = [[], []]
-    g.dirty, g._legal = True, None
-    g.pw, g.ht, g.na, g.kws, g.cant, g.size = [0] * 6, [0] * 6, [0] * 6, [()] * 6, [0] * 6, [0, 0]
-    g.uc = [0] * 6                         # unit costs as effects change them (stats.refresh)
-    for p in (0, 1):
-        g.where[p * K.PER] = K.Z_LEVEL * 4 + 3
-    return g
 
 
 def new_game(deck_0: Deck, deck_1: Deck, seed: int = 0, config: RuleConfig | None = None,
@@ -102,6 +73,5 @@ def new_game(deck_0: Deck, deck_1: Deck, seed: int = 0, config: RuleConfig | Non
     if mirror:
         start["mirror"] = True
     g.log.append(start)
-    from .flow import setup
     setup(g, mirror)
     return g

@@ -4,6 +4,7 @@ Defaults are the readings in docs/rulings.md; change them only to study a varian
 """
 from __future__ import annotations
 
+import numbers
 from dataclasses import asdict, dataclass, fields
 
 
@@ -58,7 +59,6 @@ class RuleConfig:
 
     def __post_init__(self):
         # 'no' for a bool or 2.5 for a turn count would silently mean something else
-        import numbers
         for f in fields(self):
             v = getattr(self, f.name)
             want = bool if f.type in (bool, "bool") else int

@@ -1,4 +1,6 @@
 """Integer codes shared by the engine modules (state holds ints, not objects)."""
+from ..cards.vocab import SUBKEYWORD_BY_KEY
+
 # Card instances: player p owns ids p*PER .. p*PER+40; id p*PER is the leader.
 PER = 41
 
@@ -35,8 +37,15 @@ PICK_PURPOSES = ("effect target", "effect order", "hand limit discard", "credit 
 CONT, AUTO = 0, 1
 K_ABILITY, K_PIERCE, K_PLUNDER, K_INFILTRATE, K_FINALE, K_MUTUAL, K_RETURN, K_CREDIT_DRAW, \
     K_CREDIT_DISCARD, K_RETURN_HAND = range(10)
-KIND_NAMES = ("ability", "Pierce", "Plunder", "Infiltrate", "Finale", "Mutual Destruction",
-              "Return", "Credit draw", "Credit discard", "Return to hand")
+#: Each kind's sub-keyword (its vocabulary key, ``cards/vocab.py``; None: a card's own
+#: ability) and which of its effects it is, when the keyword has more than one.
+PENDING_TERMS = ((None, "ability"), ("pierce", ""), ("plunder", ""), ("infiltrate", ""),
+                 ("finale", ""), ("mutual_destruction", ""), ("return", ""),
+                 ("credit", " draw"), ("credit", " discard"), ("return", " to hand"))
+#: The kinds by name ("Pierce", "Credit draw", ...): the keyword's name as the vocabulary
+#: prints it; the observation's "effect_*" columns are named from these.
+KIND_NAMES = tuple(part if term is None else SUBKEYWORD_BY_KEY[term].en + part
+                   for term, part in PENDING_TERMS)
 
 # Modifiers: (kind, target, amount, until, applied_by).  Target is a card id, or
 # the player for M_SIZE.  Amount is a keyword key for M_GRANT, a PROHIBIT_* bit

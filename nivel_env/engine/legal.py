@@ -157,7 +157,7 @@ def play_blockers(g, p: int) -> dict:
         return {h: why for h in range(len(hand))}
     out: list = []
     _plays(g, out)
-    playable = {(a - A.PLAY) // A.PLAY_TARGETS for a in out}
+    playable = {A.hand_slot_of(a) for a in out}
     return {h: _why_not(g, p, h, iid) for h, iid in enumerate(hand) if h not in playable}
 
 
@@ -301,18 +301,20 @@ def apply_action(g, a: int) -> None:
             stack.pop()
             g.log.append({"type": "phase", "phase": "end", "player": p})
             stack.append((K.T_END, 0))
-        elif a < A.ACTIVATE:
-            play(g, (a - A.PLAY) // A.PLAY_TARGETS, (a - A.PLAY) % A.PLAY_TARGETS)
-        elif a < A.ATTACK:
-            activate(g, (a - A.ACTIVATE) // A.ACTIVATE_SLOTS, (a - A.ACTIVATE) % A.ACTIVATE_SLOTS)
         else:
-            combat.declare_attack(g, a - A.ATTACK)
+            move = A.decode(a)
+            if a < A.ACTIVATE:
+                play(g, move.hand_slot, move.target)
+            elif a < A.ATTACK:
+                activate(g, move.source, move.slot)
+            else:
+                combat.declare_attack(g, move.lane)
     elif kind == K.D_PICK:
         t = stack.pop()
         if a == A.PASS:
             effects.frame_pass(g, t)
         else:
-            v = d[3][a - A.PICK]
+            v = d[3][A.decode(a).pick]
             tk = t[0]
             if tk == K.T_FRAME:
                 effects.frame_pick(g, t, v)
@@ -332,12 +334,12 @@ def apply_action(g, a: int) -> None:
         if a == A.PASS:
             g.log.append({"type": "guardian_declined", "player": p})
         else:
-            combat.start_guard(g, a - A.GUARDIAN)
+            combat.start_guard(g, A.decode(a).lane)
     elif kind == K.D_DEFENSE:
         if a == A.PASS:
             g.log.append({"type": "no_defense", "player": p})
         else:
-            combat.declare_defense(g, g.unit[p * 3 + a - A.DEFEND])
+            combat.declare_defense(g, g.unit[p * 3 + A.decode(a).lane])
     elif kind == K.D_YESNO:
         t = stack.pop()
         if a == A.YES:

@@ -36,20 +36,20 @@ def action_meaning(a: int) -> str:
         return fixed[a]
     if a < A.PLAY:
         return "reserved"
-    if a < A.ACTIVATE:
-        h, t = divmod(a - A.PLAY, A.PLAY_TARGETS)
-        return f"play hand slot {h} -> {'skill zone' if t == A.SKILL_TARGET else f'lane {t}'}"
-    if a < A.ATTACK:
-        source, slot = divmod(a - A.ACTIVATE, A.ACTIVATE_SLOTS)
-        who = "leader" if source == 0 else f"unit in lane {source - 1}"
-        return f"activate {who} effect {slot}"
-    if a < A.DEFEND:
-        return f"attack with the unit in lane {a - A.ATTACK}"
-    if a < A.GUARDIAN:
-        return f"defend with the unit in lane {a - A.DEFEND}"
-    if a < A.PICK:
-        return f"guardian: the unit in lane {a - A.GUARDIAN}"
-    return f"pick candidate {a - A.PICK}"
+    m = A.decode(a)
+    if m.kind == "PLAY":
+        where = "skill zone" if m.target == A.SKILL_TARGET else f"lane {m.target}"
+        return f"play hand slot {m.hand_slot} -> {where}"
+    if m.kind == "ACTIVATE":
+        who = "leader" if m.source == 0 else f"unit in lane {m.source_lane}"
+        return f"activate {who} effect {m.slot}"
+    if m.kind == "ATTACK":
+        return f"attack with the unit in lane {m.lane}"
+    if m.kind == "DEFEND":
+        return f"defend with the unit in lane {m.lane}"
+    if m.kind == "GUARDIAN":
+        return f"guardian: the unit in lane {m.lane}"
+    return f"pick candidate {m.pick}"
 
 
 def action_name(g, a: int) -> str:
@@ -80,11 +80,13 @@ def action_name(g, a: int) -> str:
             return f"stop at {d[5]}"
         return {K.D_GUARDIAN: "no guardian", K.D_DEFENSE: "no defense", K.D_YESNO: "no",
                 K.D_PICK: "done choosing"}.get(kind, "pass")
-    if a < A.ACTIVATE:
-        h, t = divmod(a - A.PLAY, A.PLAY_TARGETS)
+    m = A.decode(a)
+    if m.kind == "PLAY":
+        h, t = m.hand_slot, m.target
         hand = g.hand[p]
         if h >= len(hand):
-            return f"play hand slot {h} (empty) -> {'skill zone' if t == 3 else f'lane {t}'}"
+            where = "skill zone" if t == A.SKILL_TARGET else f"lane {t}"
+            return f"play hand slot {h} (empty) -> {where}"
         iid = hand[h]
         c = g.card(iid)
         if t == A.SKILL_TARGET:
@@ -95,25 +97,20 @@ def action_name(g, a: int) -> str:
         if cur >= 0 and c.type == "unit":
             return f"upgrade {_cname(g, cur)} -> {c.name} (hand {h}) in lane {t}"
         return f"play {c.name} (hand {h}) -> lane {t}"
-    if a < A.ATTACK:
-        source, slot = divmod(a - A.ACTIVATE, A.ACTIVATE_SLOTS)
+    if m.kind == "ACTIVATE":
+        source, slot = m.source, m.slot
         lst = activated_list(g, p, source)
-        who = "leader" if source == 0 else f"lane {source - 1}"
+        who = "leader" if source == 0 else f"lane {m.source_lane}"
         if slot >= len(lst):
             return f"activate {who} effect {slot} (none)"
         ab, src, _self = lst[slot]
         name = g.leader_face(p).name if source == 0 else g.card(src).name   # 10.2.6.1: back face
         return f"activate {name} ({who}) effect {slot}: {ab.when}"
-    if a < A.DEFEND:
-        lane = a - A.ATTACK
-        return f"attack with {_cname(g, g.unit[p * 3 + lane])} (lane {lane})"
-    if a < A.GUARDIAN:
-        lane = a - A.DEFEND
-        return f"defend with {_cname(g, g.unit[p * 3 + lane])} (lane {lane})"
-    if a < A.PICK:
-        lane = a - A.GUARDIAN
-        return f"guardian {_cname(g, g.unit[p * 3 + lane])} (lane {lane})"
-    i = a - A.PICK
+    if m.kind != "PICK":
+        lane = m.lane
+        verb = {"ATTACK": "attack with", "DEFEND": "defend with", "GUARDIAN": "guardian"}[m.kind]
+        return f"{verb} {_cname(g, g.unit[p * 3 + lane])} (lane {lane})"
+    i = m.pick
     if kind != K.D_PICK or i >= len(d[3]):
         return f"pick candidate {i} (none)"
     return "pick " + candidate_name(g, d, d[3][i])

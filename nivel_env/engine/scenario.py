@@ -17,6 +17,11 @@ from ..cards import yamlio
 from . import const as K
 from .config import RuleConfig
 from .errors import ScenarioError
+from .flow import run
+from .legal import field_cost
+from .state import blank_game
+from .stats import ensure
+from .zones import put
 
 _TOP = {"turn", "turn_player", "first_player", "phase", "seed", "config", "players",
         "check_field_cost"}
@@ -44,8 +49,6 @@ def _fail(name: str, field: str, msg: str):
 
 
 def build(d: Any, db: CardDB, name: str = "<scenario>"):
-    from . import blank_game
-    from .flow import run
     if not isinstance(d, dict):
         _fail(name, "(top)", f"expected a mapping, got {type(d).__name__}")
     for k in d:
@@ -163,11 +166,8 @@ def build(d: Any, db: CardDB, name: str = "<scenario>"):
     g.turn, g.tp, g.first = turn, tp, first
     g.mulled = [True, True]
     for iid, zone, lane in placements:
-        from .zones import put
         put(g, iid, zone, lane)
         g.stamp[iid] = 0
-    from .legal import field_cost
-    from .stats import ensure
     ensure(g)
     check = d.get("check_field_cost", True)
     if not isinstance(check, bool):

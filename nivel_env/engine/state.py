@@ -9,15 +9,33 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from ..cards.db import CardDB, load_card_db
+from ..cards.db import _LIVE, CardDB, load_card_db
 from . import const as K
 from .config import RuleConfig
 from .errors import IllegalActionError, action_id, as_int
 from .flow import finish
 from .legal import apply_action, legal_actions
 from .render import action_name, decision_context, render
+from .rng import seed_state
 
 _LIST_FIELDS = ("deck", "hand", "trash", "damage", "skill", "items", "known")
+
+#: The derived-stat caches ``stats.refresh`` writes from printed values and continuous
+#: effects, per unit slot (player * 3 + lane; ``size`` per player), in the order of
+#: ``view.Derived``'s fields: power, hit, attacks allowed, keywords, prohibitions
+#: (const.PROHIBIT_* bits), size, unit cost on the field.  Never saved (recomputed);
+#: consumers read them by name through ``view.derived``.
+DERIVED_SLOTS = ("pw", "ht", "na", "kws", "cant", "size", "uc")
+#: What a state caches and never saves: the derived stats, whether they are stale, the
+#: legal ids.
+CACHE_SLOTS = ("dirty",) + DERIVED_SLOTS + ("_legal",)
+
+
+def reset_derived(g) -> None:
+    """Blank derived stats, marked stale (``dirty``): the first read recomputes them."""
+    g.dirty, g._legal = True, None
+    g.pw, g.ht, g.na, g.kws, g.cant, g.size = [0] * 6, [0] * 6, [0] * 6, [()] * 6, [0] * 6, [0, 0]
+    g.uc = [0] * 6
 
 
 class Decision(NamedTuple):
@@ -44,9 +62,8 @@ class Game:
         "db", "cfg", "defs", "rng", "deck", "hand", "trash", "damage", "skill", "unit", "items",
         "where", "stamp", "level", "awake", "turn", "tp", "first", "phase", "placed", "attacked",
         "used", "mods", "battle", "pend", "stack", "dec", "lost", "result", "truncated",
-        "delayed", "log", "mulled", "known", "dirty", "pw", "ht", "na", "kws", "cant", "size",
-        "uc", "_legal",
-    )
+        "delayed", "log", "mulled", "known",
+    ) + CACHE_SLOTS
 
     # ------------------------------------------------------------ public API
     @property
@@ -122,6 +139,8 @@ class Game:
         g.lost, g.result, g.truncated = self.lost[:], self.result, self.truncated
         g.delayed, g.log, g.mulled = self.delayed[:], self.log[:], self.mulled[:]
         g.known = [self.known[0][:], self.known[1][:]]
+        # CACHE_SLOTS, copied by name: a loop over them costs ~10% of a clone
+        # (tests/test_actions.py checks that each is copied)
         g.dirty = self.dirty
         g.pw, g.ht, g.na, g.kws, g.cant, g.size = (self.pw[:], self.ht[:], self.na[:],
                                                    self.kws[:], self.cant[:], self.size[:])
@@ -171,8 +190,7 @@ class Game:
     # --------------------------------------------------------- serialisation
     def to_dict(self) -> dict[str, Any]:
         d = {s: getattr(self, s) for s in self.__slots__
-             if s not in ("db", "cfg", "_legal", "dirty", "pw", "ht", "na", "kws", "cant", "size",
-                          "uc")}
+             if s not in _NOT_SAVED}
         d = {k: _listify(v) for k, v in d.items()}
         d["cfg"] = self.cfg.to_dict()
         d["card_ids"] = [self.card(i).id for i in range(2 * K.PER)]
@@ -185,7 +203,6 @@ class Game:
         """The game ``d`` describes.  Without ``db``, the pool is the live one whose version
         ``d`` names (any pool loaded in this process), else the bundled pool."""
         if db is None:
-            from ..cards.db import _LIVE
             db = _LIVE.get(d.get("card_pool_version")) or load_card_db()
         if d.get("format") != 1:
             raise ValueError(f"Game.from_dict: unknown format {d.get('format')!r}")
@@ -196,8 +213,7 @@ class Game:
         g.db, g.cfg = db, RuleConfig.from_dict(d["cfg"])
         g.defs = tuple(db.get(cid).index for cid in d["card_ids"])
         for s in cls.__slots__:
-            if s in ("db", "cfg", "defs", "_legal", "dirty", "pw", "ht", "na", "kws", "cant",
-                     "size", "uc"):
+            if s in _NOT_SAVED or s == "defs":
                 continue
             v = d[s] if s != "known" else d.get("known", [[], []])   # older dicts: none known
             if s in _LIST_FIELDS:
@@ -213,9 +229,7 @@ class Game:
             setattr(g, s, v)
         if g.battle is not None:
             g.battle = [_tuplify(x) for x in g.battle]
-        g.dirty, g._legal = True, None
-        g.pw, g.ht, g.na, g.kws, g.cant, g.size = [0] * 6, [0] * 6, [0] * 6, [()] * 6, [0] * 6, [0, 0]
-        g.uc = [0] * 6
+        reset_derived(g)
         return g
 
     def __reduce__(self):
@@ -229,6 +243,33 @@ class Game:
     __hash__ = None
 
 
+def blank_game(db: CardDB, defs: list, seed: int, config: RuleConfig | None) -> Game:
+    """A game with every field initialised and no card anywhere (used by new_game
+    and the scenario builder)."""
+    g = Game.__new__(Game)
+    g.db, g.cfg = db, config or RuleConfig()
+    g.defs = tuple(defs)
+    g.rng = seed_state(seed)
+    g.deck, g.hand, g.trash, g.damage, g.skill = [[], []], [[], []], [[], []], [[], []], [[], []]
+    g.unit = [-1] * 6
+    g.items = [[] for _ in range(6)]
+    g.where = [-4] * (2 * K.PER)
+    g.stamp = [0] * (2 * K.PER)
+    g.level = [g.cfg.starting_level] * 2
+    g.awake = [False, False]
+    g.turn, g.tp, g.first, g.phase = 0, 0, 0, K.SETUP
+    g.placed, g.attacked, g.used, g.mods = [0, 0], [], [], []
+    g.battle = None
+    g.pend, g.stack, g.dec = [], [], None
+    g.lost, g.result, g.truncated = [False, False], None, False
+    g.delayed, g.log, g.mulled = [], [], [False, False]
+    g.known = [[], []]
+    reset_derived(g)                       # power, hit, ... unit costs (stats.refresh)
+    for p in (0, 1):
+        g.where[p * K.PER] = K.Z_LEVEL * 4 + 3
+    return g
+
+
 def _listify(v):
     if isinstance(v, (list, tuple)):
         return [_listify(x) for x in v]
@@ -237,8 +278,8 @@ def _listify(v):
     return v
 
 
-_DERIVED = ("dirty", "pw", "ht", "na", "kws", "cant", "size", "uc", "_legal")
-_PICKLED = tuple(s for s in Game.__slots__ if s not in ("db", "cfg") + _DERIVED)
+_NOT_SAVED = ("db", "cfg") + CACHE_SLOTS      # to_dict and pickles: the pool by reference
+_PICKLED = tuple(s for s in Game.__slots__ if s not in _NOT_SAVED)
 
 
 def _from_pickle(db, cfg, values):
@@ -246,7 +287,5 @@ def _from_pickle(db, cfg, values):
     g.db, g.cfg = db, cfg
     for s, v in zip(_PICKLED, values):
         setattr(g, s, v)
-    g.dirty, g._legal = True, None
-    g.pw, g.ht, g.na, g.kws, g.cant, g.size = [0] * 6, [0] * 6, [0] * 6, [()] * 6, [0] * 6, [0, 0]
-    g.uc = [0] * 6
+    reset_derived(g)
     return g

@@ -8,10 +8,12 @@ refresh derived stats first: ``derived`` does.
 """
 from __future__ import annotations
 
+from operator import attrgetter
 from typing import NamedTuple
 
 from . import const as K
 from .effects import F_PICKED
+from .state import DERIVED_SLOTS
 from .stats import ensure
 
 
@@ -96,7 +98,35 @@ def derived(g) -> Derived:
     """Current power, hit, attacks, keywords, prohibitions, size and unit costs, refreshed
     if the state changed since they were last computed."""
     ensure(g)
-    return Derived(g.pw, g.ht, g.na, g.kws, g.cant, g.size, g.uc)
+    return Derived(*_derived_slots(g))
+
+
+_derived_slots = attrgetter(*DERIVED_SLOTS)     # state.DERIVED_SLOTS, in Derived's order
+
+
+def owner_of(iid: int) -> int:
+    """The player who owns card instance ``iid`` (ids p*PER .. p*PER+40 are p's)."""
+    return iid // K.PER
+
+
+def is_leader(iid: int) -> bool:
+    """Whether card instance ``iid`` is a leader (id p*PER is player p's)."""
+    return iid % K.PER == 0
+
+
+def leader_of(p: int) -> int:
+    """Player ``p``'s leader's card instance."""
+    return p * K.PER
+
+
+def zone_of(g, iid: int) -> int:
+    """The zone (const.Z_*) card instance ``iid`` is in now."""
+    return g.where[iid] >> 2
+
+
+def lane_of(g, iid: int) -> int:
+    """The lane 0-2 of a card in the unit or item zone (3 in a zone without lanes)."""
+    return g.where[iid] & 3
 
 
 def effects_to_order(g) -> tuple:
@@ -110,4 +140,4 @@ def effects_to_order(g) -> tuple:
 
 
 __all__ = ["DecisionInfo", "BattleInfo", "Derived", "decision_info", "battle_info", "derived",
-           "effects_to_order"]
+           "effects_to_order", "owner_of", "is_leader", "leader_of", "zone_of", "lane_of"]

@@ -57,6 +57,7 @@ from starlette.staticfiles import StaticFiles
 
 from ..cards import CardDataError, Deck, DeckError, list_decks, load_deck
 from ..narrate import replay_seat, replay_story
+from ..difficulty import DEFAULT_DIFFICULTY, DIFFICULTIES
 from ..primer import BASICS, glossary, keyword_lines
 from ..replay import ReplayError, parse_replay
 from ..session import (SEED_SPACE, IllegalMove, PlaySession, SetupError, default_decks,
@@ -67,7 +68,6 @@ from .view import card_data, hint_data, legal_moves, seat_view
 STATIC = Path(__file__).with_name("static")
 MAX_BODY = 1 << 14                       # a move or a new game: a few hundred bytes
 MAX_REPLAY = 16 << 20                    # a 200-turn game records about 2 MB
-DIFFICULTIES = ("hard", "normal", "easy")
 LOOPBACK = ("127.0.0.1", "localhost", "[::1]")
 PLAYER_HEADER = "X-Nivel-Player"
 #: a player token: the page's 32 hex digits (128 random bits), or any such word of 16-128
@@ -390,7 +390,7 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
             "opponent_deck": _choice(data, "opponent_deck", decks, "")
             if data.get("opponent_deck") else None,
             "opponent": _choice(data, "opponent", list(cfg.opponents), cfg.default_opponent),
-            "difficulty": _choice(data, "difficulty", DIFFICULTIES, "hard"), "seat": seat}
+            "difficulty": _choice(data, "difficulty", DIFFICULTIES, DEFAULT_DIFFICULTY), "seat": seat}
         seed = _int(data, "seed", 0, SEED_SPACE - 1)   # None: PlaySession draws one
         return await start_game(request, choices, seed)
 

@@ -21,7 +21,7 @@ from ..cards.text import render_card_text
 from ..engine import actions as A
 from ..engine import const as K
 from ..engine.legal import field_cost, play_blockers
-from ..engine.view import battle_info, decision_info, derived
+from ..engine.view import battle_info, decision_info, derived, leader_of
 from ..screen import (decision_line, describe, forecast_lines, move_key, move_name,
                       unit_keywords)
 
@@ -66,7 +66,7 @@ def _hand(g, p: int) -> list:
 
 
 def _side(g, p: int, mine: bool, reveal: bool) -> dict:
-    leader = card_data(g.card(p * K.PER))          # its text shows both faces (10.2.6.1)
+    leader = card_data(g.card(leader_of(p)))          # its text shows both faces (10.2.6.1)
     leader["name"] = g.leader_face(p).name
     side = {"leader": leader, "level": g.level[p],
             "awakened": bool(g.awake[p]), "size": derived(g).size[p],
@@ -123,17 +123,16 @@ def _concerns(g, p: int, a: int) -> dict:
     ({"hand": 2, "to": 0} or "to": "skill"), a unit ({"unit": "you", "lane": 1}: attack,
     defend, Guardian, its ability, or a unit or item picked as a target), the leader
     ({"leader": "you"}), or nothing ({}: a general move)."""
-    if A.PLAY <= a < A.ACTIVATE:
-        h, t = divmod(a - A.PLAY, A.PLAY_TARGETS)
-        return {"hand": h, "to": "skill" if t == A.SKILL_TARGET else t}
-    if A.ACTIVATE <= a < A.ATTACK:
-        source = (a - A.ACTIVATE) // A.ACTIVATE_SLOTS
-        return {"leader": "you"} if source == 0 else {"unit": "you", "lane": source - 1}
-    if A.ATTACK <= a < A.PICK:
-        return {"unit": "you", "lane": (a - A.ATTACK) % 3}
+    mv = A.decode(a)
+    if mv.kind == "PLAY":
+        return {"hand": mv.hand_slot, "to": "skill" if mv.target == A.SKILL_TARGET else mv.target}
+    if mv.kind == "ACTIVATE":
+        return {"leader": "you"} if mv.source == 0 else {"unit": "you", "lane": mv.source_lane}
+    if mv.lane is not None:                        # attack, defend, Guardian
+        return {"unit": "you", "lane": mv.lane}
     d = decision_info(g)
-    i = a - A.PICK
-    if a < A.PICK or d.kind != K.D_PICK or i >= len(d.candidates) or d.purpose == K.P_ORDER:
+    i = mv.pick
+    if i is None or d.kind != K.D_PICK or i >= len(d.candidates) or d.purpose == K.P_ORDER:
         return {}
     v = d.candidates[i]
     if v < 0:
@@ -152,7 +151,7 @@ def legal_moves(g, seat: int) -> list[dict]:
     case: "end_attack", "attack", "play", "pick", ...), key, words and what it concerns."""
     if g.result is not None or g.current_player != seat:
         return []
-    return [{"action": a, "kind": A.range_of(a).lower(), "key": move_key(g, a),
+    return [{"action": a, "kind": A.decode(a).kind.lower(), "key": move_key(g, a),
              "name": move_name(g, a), **_concerns(g, seat, a)} for a in g.legal_actions()]
 
 
