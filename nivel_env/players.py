@@ -1,6 +1,5 @@
-"""Players by spec string, for code that must not import a particular agent (placeholder
-for the merge of issue 31: helper "players" writes the real protocol module, with
-``ask`` / ``ask_batch``; the lead keeps that one).
+"""Players by spec string, for code that must not import a particular agent (a placeholder
+for the merge: the player protocol module, with ``ask`` / ``ask_batch``, replaces it).
 
 ``load(spec, **kw)`` resolves a spec through the registered loader (today the one,
 ``agents.opponents:load_opponent``), found by name at call time, so the tournament
