@@ -42,69 +42,25 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from itertools import combinations
-from pathlib import Path
 
-from agents.deck_commands import (PILOT, PILOT_FALLBACK, compare, deck_benchmark,
-                                  default_pilot, gauntlet)
-from agents import games
-from agents.games import backend_info, cached_agent, run_tasks, think_time_report
-from agents.tables import (print_report, rating_table, score_matrix, se_ratio, unique_labels,
-                           write_tables)
+from nivel_env.tournaments.deck_commands import PILOT, PILOT_FALLBACK, default_pilot
 
 BOOTSTRAP = 1000           # bootstrap samples for intervals and ratings, unless --bootstrap
 
 
-def agents_tournament(args) -> dict:
-    against = list(args.against or [])
-    specs = args.agents + [a for a in against if a not in args.agents]
-    if len(specs) < 2:
-        raise SystemExit("evaluate.py agents: give at least two agents")
-    for s in specs:                               # fail early, with the loader's message
-        try:
-            cached_agent(s, 0)
-        except Exception as e:
-            raise SystemExit(f"evaluate.py agents: {e}") from None
-    from nivel_env.cards import list_decks
-    decks = args.decks or list_decks()
-    pairs = [(d0, d1) for d0 in decks for d1 in decks] if len(decks) > 1 else [(decks[0],) * 2]
-    tasks, keys = [], []
-    meet = list(combinations(range(len(specs)), 2))
-    if against:                      # a gauntlet: each agent against the --against ones only
-        mine, theirs = set(range(len(args.agents))), {specs.index(a) for a in against}
-        meet = [(i, j) for i, j in meet
-                if (i in mine and j in theirs) or (j in mine and i in theirs)]
-    for i, j in meet:
-        for g in range(args.games):
-            d0, d1 = pairs[(g + i * 7 + j * 13) % len(pairs)]
-            tasks.append((d0, d1, specs[i], specs[j], args.seed * 1_000_003 + g,
-                          args.save_replays, "agents"))
-            keys.append((i, j))
-    res = run_tasks(tasks, args.workers, "agents", not args.no_progress)
-    per_pair: dict = {}
-    for key, pair in zip(keys, res):
-        per_pair.setdefault(key, []).append(sum(x["points"] for x in pair))
-    labels = unique_labels(specs)
-    m, rows = score_matrix(labels, per_pair)
-    anchor = labels.index("random") if "random" in labels else None
-    report = {"command": "python evaluate.py " + " ".join(args.argv),
-              "ran_on": backend_info(args.workers), "kind": "agents",
-              "agents": specs, "against": against or None, "labels": labels, "decks": decks,
-              "games_per_pair": 2 * args.games,
-              "play": "duplicate: each seed's deal played twice, agents exchanged",
-              "se_ratio_vs_independent": se_ratio(rows),
-              "ratings": rating_table(labels, per_pair, args.seed, args.bootstrap, anchor),
-              "rating_scale": "Elo (400 log10 odds), " + ("random = 0" if anchor is not None
-                                                          else "mean = 0"),
-              "think_time": think_time_report(res),
-              "matrix": rows}
-    files = write_tables(Path(args.out), "agents", rows, report, m, labels,
-                   "Agent tournament: row's score vs column")
-    print_report(report, labels, m, files)
-    return report
+def commands() -> dict:
+    """Each command's function in ``nivel_env.tournaments``: ``fn(args, runner)``."""
+    from nivel_env.tournaments.agent_commands import agents_tournament
+    from nivel_env.tournaments.deck_commands import compare, deck_benchmark, gauntlet
+    from nivel_env.tournaments.deck_tune import tune
+    return {"agents": agents_tournament, "decks": deck_benchmark, "gauntlet": gauntlet,
+            "compare": compare, "tune": tune}
 
 
-def main(argv=None) -> int:
+def main(argv=None, runner=None) -> int:
+    """The command ``argv`` names, on local worker processes (``--workers``) or Ray
+    (``--ray``), or on ``runner`` when given (a ``nivel_env.tournaments.runner.Runner``
+    already started: benchmarks/ray_overhead.py times Ray's start apart)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -199,8 +155,9 @@ def main(argv=None) -> int:
     args.argv = argv
     if args.games < 1:
         ap.error("--games must be at least 1")
+    from nivel_env.tournaments.runner import Runner
     if getattr(args, "from_results", None):          # the run's own settings, from its file
-        {"decks": deck_benchmark, "gauntlet": gauntlet}[args.command](args)
+        commands()[args.command](args, Runner(args.workers))
         return 0
     if args.command == "gauntlet" and not args.deck:
         ap.error("gauntlet: give the deck (or --from RESULTS)")
@@ -212,21 +169,18 @@ def main(argv=None) -> int:
         args.pilot_why = "given" if args.pilot is not None else None
         if args.pilot is None:
             args.pilot, args.pilot_why = default_pilot()
-    from agents.deck_tune import tune
-    own = bool(args.ray) and games.BACKEND is None
-    if own:
-        from agents.ray_backend import RayPool
-        games.BACKEND = RayPool(None if args.ray == "local" else args.ray, args.workers)
+    if runner is not None or not args.ray:
+        commands()[args.command](args, runner or Runner(args.workers))
+        return 0
+    from nivel_env.tournaments.ray_backend import RayPool
+    cluster = RayPool(None if args.ray == "local" else args.ray, args.workers)
     try:
-        {"agents": agents_tournament, "decks": deck_benchmark, "gauntlet": gauntlet,
-         "compare": compare, "tune": tune}[args.command](args)
+        commands()[args.command](args, Runner(args.workers, cluster))
     finally:
-        if own:
-            info = games.BACKEND.report()
-            print(f"ray ({info['address']}, {info['cpus']} CPUs): "
-                  f"{info['batches_retried']} batch(es) played again after a worker died")
-            games.BACKEND.shutdown()
-            games.BACKEND = None
+        info = cluster.report()
+        print(f"ray ({info['address']}, {info['cpus']} CPUs): "
+              f"{info['batches_retried']} batch(es) played again after a worker died")
+        cluster.shutdown()
     return 0
 
 

@@ -251,7 +251,7 @@ def main(argv=None) -> int:
         return 2
     from agents.network import policy_kwargs, pointer_policy
     from agents.policy import PolicyAgent, export_policy, frozen_copy, read_policy_file
-    from agents.policy_eval import evaluate_policy
+    from nivel_env.tournaments.policy_eval import evaluate_policy
     from agents.train_progress import Every, RunBar, RunClock
     from nivel_env.cards import DeckError, list_decks, load_deck
     from nivel_env.vector_sb3 import SelfPlayVecEnv
@@ -473,7 +473,7 @@ def main(argv=None) -> int:
         """The exported policy (``path``), greedy, against the fixed opponents: batched,
         in worker processes that read the file when there are enough blocks for them, with
         its own bar.  Returns (results, processes)."""
-        from agents.policy_eval import auto_workers
+        from nivel_env.tournaments.policy_eval import auto_workers
         workers = args.eval_workers or auto_workers(args.final_games, len(EVAL_OPPONENTS))
         policy, meta = read_policy_file(path, device=device if workers == 1 else "cpu")
         me = PolicyAgent(policy=policy, meta=meta, temperature=0.0)

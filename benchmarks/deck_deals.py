@@ -35,7 +35,7 @@ def play_three(task):
     """One seed of one deck pair, the second game three ways: the first deck's points in
     each design (0..2)."""
     from agents.arena import play_game
-    from agents.games import cached_agent, cached_deck
+    from nivel_env.tournaments.games import cached_agent, cached_deck
     d0, d1, pilot, seed = task
     a, b = cached_deck(d0), cached_deck(d1)
 
@@ -60,15 +60,16 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     import os
 
-    from agents.games import run_tasks
-    from agents.ratings import paired_score
     from nivel_env.cards import list_decks
+    from nivel_env.tournaments.ratings import paired_score
+    from nivel_env.tournaments.runner import Runner, run_tasks
     decks = args.decks or list_decks()
     pairs = list(combinations(decks, 2))
     tasks = [(a, b, args.pilot, args.seed * 1_000_003 + g) for a, b in pairs
              for g in range(args.games)]
     t0 = time.perf_counter()
-    res = run_tasks(tasks, args.workers or os.cpu_count() or 1, "deals", True, fn=play_three)
+    res = run_tasks(tasks, Runner(args.workers or os.cpu_count() or 1), "deals", True,
+                    fn=play_three)
     took = time.perf_counter() - t0
     print(f"\n{len(pairs)} deck pairs x {args.games} seeds, pilot {args.pilot}, "
           f"{2 * len(tasks):,} games a design, {took:.0f} s")

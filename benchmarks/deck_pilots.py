@@ -32,9 +32,9 @@ def main(argv=None) -> int:
                     help="also time policy pilots without lockstep blocks")
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     args = ap.parse_args(argv)
-    from agents.deck_commands import deck_tasks, run_deck_tasks
-    from agents.games import run_tasks
     from nivel_env.cards import list_decks
+    from nivel_env.tournaments.deck_commands import deck_tasks, run_deck_tasks
+    from nivel_env.tournaments.runner import Runner, run_tasks
     decks = list_decks()
     meet = list(combinations(range(len(decks)), 2))
     runs = [(p, True) for p in args.pilots]
@@ -48,9 +48,9 @@ def main(argv=None) -> int:
             tasks, _ = deck_tasks(decks, meet, args.seeds, rnd * args.seeds, pilot, None, 0)
             t0 = time.perf_counter()
             if lockstep:
-                run_deck_tasks(tasks, ns, "time", progress=False)
+                run_deck_tasks(tasks, ns, Runner(args.workers), "time", progress=False)
             else:
-                run_tasks(tasks, args.workers, "time", False)
+                run_tasks(tasks, Runner(args.workers), "time", False)
             took[(pilot, lockstep)] += time.perf_counter() - t0
     full = 2 * len(meet) * args.full_seeds
     print(f"{len(decks)} decks, {len(meet)} pairs, {games:,} games a run, {args.rounds} "

@@ -1,6 +1,6 @@
 """train.py's final evaluation: one game at a time (the previous train.py) against the
-batched path (``agents.policy_eval``: lockstep blocks in this process, or in worker
-processes that read the policy file).
+batched path (``nivel_env.tournaments.policy_eval``: lockstep blocks in this process, or
+in worker processes that read the policy file).
 
 A policy file (default: the shipped nv2-ppo), greedy, against the heuristic and random:
 ``--deals`` deals each, each played twice with the seats swapped (train.py's default
@@ -51,7 +51,7 @@ def main() -> None:
         r = {"heuristic": head_to_head(me, HeuristicAgent(999), decks, args.deals, 999),
              "random": head_to_head(me, RandomAgent(999), decks, args.deals, 999)}
     else:
-        from agents.policy_eval import auto_workers, evaluate_policy
+        from nivel_env.tournaments.policy_eval import auto_workers, evaluate_policy
         w = 1 if how == "here" else args.workers or auto_workers(args.deals, 2)
         r = evaluate_policy(me, {"heuristic": "heuristic", "random": "random"}, decks,
                             args.deals, 999, workers=w, policy_file=args.policy,

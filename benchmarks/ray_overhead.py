@@ -23,11 +23,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 
-def _run(argv: list, out: Path) -> tuple[float, dict]:
+def _run(argv: list, out: Path, runner=None) -> tuple[float, dict]:
     import evaluate
     t = time.perf_counter()
     with contextlib.redirect_stdout(io.StringIO()):
-        evaluate.main(argv + ["--out", str(out)])
+        evaluate.main(argv + ["--out", str(out)], runner)
     dt = time.perf_counter() - t
     rep = json.loads((out / "decks.json").read_text())
     return dt, {k: v for k, v in rep.items() if k not in ("command", "ran_on")}
@@ -42,8 +42,8 @@ def main(argv=None) -> int:
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--rounds", type=int, default=2)
     a = ap.parse_args(argv)
-    from agents import games
-    from agents.ray_backend import RayPool
+    from nivel_env.tournaments.ray_backend import RayPool
+    from nivel_env.tournaments.runner import Runner
     n = len(a.decks)
     n_games = 2 * a.games * (n * (n - 1) // 2 + n)
     base = ["decks", "--decks", *a.decks, "--pilot", a.pilot, "--games", str(a.games),
@@ -56,11 +56,10 @@ def main(argv=None) -> int:
         rows["local"].append(n_games / dt)
         reports.append(rep)
         t = time.perf_counter()
-        games.BACKEND = RayPool(None, a.workers)           # what --ray does, timed apart
+        cluster = RayPool(None, a.workers)                 # what --ray does, timed apart
         start = time.perf_counter() - t
-        dt, rep = _run(base, tmp / f"ray{r}")
-        games.BACKEND.shutdown()
-        games.BACKEND = None
+        dt, rep = _run(base, tmp / f"ray{r}", Runner(a.workers, cluster))
+        cluster.shutdown()
         rows["ray, running"].append(n_games / dt)
         rows["ray, start included"].append(n_games / (dt + start))
         reports.append(rep)

@@ -6,8 +6,8 @@ file of the user's is named by a path.  The rule is syntactic, never a look at t
 a name is a path when it is a ``Path``, holds a directory separator (``/`` or ``\\``),
 or ends in its kind's suffix (``.deck``, ``.pt``).  So a file or folder in the working
 directory that happens to be called ``ember-rush`` can never stand in for the bundled
-deck -- locally, in a worker process or on a Ray node (``agents.ray_backend`` ships only
-what this rule calls a path) -- and ``./ember-rush`` names the file.
+deck -- locally, in a worker process or on a Ray node (``nivel_env.tournaments.ray_backend``
+ships only what this rule calls a path) -- and ``./ember-rush`` names the file.
 """
 from __future__ import annotations
 

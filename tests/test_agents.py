@@ -10,7 +10,7 @@ import pytest
 
 from agents import HeuristicAgent, RandomAgent, bundled_opponents, load_opponent
 from agents.arena import head_to_head, play_game
-from agents.ratings import bootstrap_ratings, bradley_terry, points_matrix, wilson
+from nivel_env.tournaments.ratings import bootstrap_ratings, bradley_terry, points_matrix, wilson
 from nivel_env.cards import list_decks, load_deck
 from nivel_env.engine import N_ACTIONS, new_game
 from nivel_env.engine.hidden import determinize
@@ -221,8 +221,7 @@ def test_evaluate_agents_is_duplicate_play(tmp_path, capsys):
 
 
 def test_unique_labels():
-    sys.path.insert(0, str(ROOT))
-    from evaluate import unique_labels
+    from nivel_env.tournaments.tables import unique_labels
     assert unique_labels(["runs/a/policy.pt", "runs/b/policy.pt", "heuristic"]) == \
         ["a/policy", "b/policy", "heuristic"]
     assert unique_labels(["x/p.pt", "y/x/p.pt"]) == ["x/p", "y/x/p"]
@@ -231,7 +230,7 @@ def test_unique_labels():
 
 
 def test_paired_score_intervals():
-    from agents.ratings import paired_score
+    from nivel_env.tournaments.ratings import paired_score
     self_play = paired_score([1] * 400)                    # every deal split 1-1
     assert self_play["score"] == 0.5 and self_play["low"] < 0.5 < self_play["high"]
     assert self_play["high"] - self_play["low"] < 0.01
@@ -335,7 +334,7 @@ def test_without_torch_every_way_to_a_policy_says_torch_plays_it():
         "    print('load:', e)\n"
         "from nivel_env.checks.runner import _game_readers\n"
         "print('check:', _game_readers(['nv2-search'], 0)[1])\n"
-        "from agents.deck_commands import default_pilot\n"
+        "from nivel_env.tournaments.deck_commands import default_pilot\n"
         "print('pilot:', default_pilot()[1])\n")
     run = run_without(not_in_core(), ["-c", script], 120)
     assert run.returncode == 0, run.stderr[-2000:]

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from agents import games
+from nivel_env.tournaments import games
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -112,7 +112,7 @@ def test_the_default_pilot_needs_torch_not_stable_baselines(monkeypatch):
 def test_tune_proposes_legal_swaps_and_records_its_path(tmp_path, capsys):
     import numpy as np
 
-    from agents.deck_tune import propose
+    from nivel_env.tournaments.deck_tune import propose
     from nivel_env.cards import deck_problems, load_deck, parse_deck
     deck = load_deck("ember-rush")
     pool = [c.id for c in deck.db.cards if c.type != "leader"]
@@ -189,11 +189,11 @@ def test_from_results_writes_the_same_report_without_replaying(tmp_path, monkeyp
 
 
 def test_a_failed_analysis_keeps_every_game(tmp_path, monkeypatch, capsys):
-    import agents.metagame
+    import nivel_env.tournaments.metagame as metagame_module
 
     def broken(*a, **kw):
         raise RuntimeError("analysis bug")
-    monkeypatch.setattr(agents.metagame, "metagame", broken)
+    monkeypatch.setattr(metagame_module, "metagame", broken)
     with pytest.raises(RuntimeError, match="analysis bug"):
         evaluate.main([*DECK_RUN, "--out", str(tmp_path / "a")])
     raw = tmp_path / "a" / "results.jsonl"
@@ -299,7 +299,7 @@ def test_from_a_named_pipe_is_refused_not_waited_on(tmp_path):
     project reads; reading it would wait for a writer forever."""
     import threading
 
-    from agents.deck_results import ResultsFileError, read_results, results_kind
+    from nivel_env.tournaments.deck_results import ResultsFileError, read_results, results_kind
     fifo = tmp_path / "results.jsonl"
     os.mkfifo(fifo)
     got = {}

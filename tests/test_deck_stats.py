@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from agents.sprt import (SPRT, elo_to_score, fixed_sample_units, llr, llr_normal,
+from nivel_env.tournaments.sprt import (SPRT, elo_to_score, fixed_sample_units, llr, llr_normal,
                          score_to_elo, sprt_bounds)
 
 
@@ -72,7 +72,7 @@ def test_sprt_rejects_bad_input():
 
 # ------------------------------------------------------------------ the metagame
 
-from agents.metagame import exploitability, metagame, nash  # noqa: E402
+from nivel_env.tournaments.metagame import exploitability, metagame, nash  # noqa: E402
 
 
 def test_nash_of_rock_paper_scissors_is_uniform():
@@ -107,7 +107,7 @@ def test_metagame_report_by_hand():
 
 # ------------------------------------------------------------------ card analytics
 
-from agents.card_stats import card_table, write_card_report  # noqa: E402
+from nivel_env.tournaments.card_stats import card_table, write_card_report  # noqa: E402
 
 
 def side(points, in_hand, opening=(), played=(), deck="mine"):

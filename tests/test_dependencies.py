@@ -47,7 +47,7 @@ INSTALLS = {
     "nivel_env/vector_workers.py": ("train",),
     "train.py": ("train",),
     "agents/sb3_policy.py": ("train",),
-    "agents/ray_backend.py": ("ray",),              # evaluate.py --ray
+    "nivel_env/tournaments/ray_backend.py": ("ray",),  # evaluate.py --ray
     "agents/policy.py": PLAYS_POLICIES,
     "agents/network.py": PLAYS_POLICIES,
     "agents/value_fit.py": PLAYS_POLICIES,          # the search agents' value heads
@@ -326,8 +326,9 @@ def test_without_scipy_the_deck_report_is_undeclared():
     groups = pyproject_groups()
     groups["core"] = groups["core"] - {"scipy"}
     found = problems(groups=groups)
-    assert any(f.startswith("agents/metagame.py") and "scipy" in f for f in found), found
-    assert any(f.startswith("agents/sprt.py") for f in found), found
+    assert any(f.startswith("nivel_env/tournaments/metagame.py") and "scipy" in f
+               for f in found), found
+    assert any(f.startswith("nivel_env/tournaments/sprt.py") for f in found), found
 
 
 def _tree(tmp_path, files: dict) -> Path:

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from agents import HeuristicAgent, games
-from agents.ratings import paired_score
+from agents import HeuristicAgent
+from nivel_env.tournaments import games
+from nivel_env.tournaments.ratings import paired_score
 from nivel_env.cards import load_deck
 from nivel_env.engine import new_game
 from nivel_env.replay import load_replay, record_game

@@ -207,7 +207,7 @@ def test_scenario_from_yaml_file(db, tmp_path):
 def test_random_agent_obeys_mask_and_wilson():
     import numpy as np
     from agents import RandomAgent
-    from agents.ratings import wilson
+    from nivel_env.tournaments.ratings import wilson
     mask = np.zeros(N_ACTIONS, dtype=np.int8)
     mask[[3, 9, 200]] = 1
     agent = RandomAgent(0)

@@ -220,7 +220,7 @@ def test_train_with_the_card_set_network(tmp_path):
 def test_policy_against_itself_in_duplicate_deals_scores_exactly_half():
     """Each deal is played twice with the seats swapped: a greedy policy against itself
     wins one game of each deal, and the paired interval sees no spread."""
-    from agents.policy_eval import evaluate_policy
+    from nivel_env.tournaments.policy_eval import evaluate_policy
     decks = [load_deck(n) for n in list_decks()]
     me = load_opponent("nv2-ppo")
     r = evaluate_policy(me, {"itself": "nv2-ppo"}, decks, 3, seed=1)["itself"]
@@ -233,7 +233,7 @@ def test_lockstep_against_an_opponent_plays_the_games_play_game_plays():
     arena.play_game plays with the same agents, each seat's generator seeded as
     policy_eval seeds it."""
     from agents.lockstep import play_lockstep
-    from agents.policy_eval import deals
+    from nivel_env.tournaments.policy_eval import deals
     decks = [load_deck(n) for n in list_decks()]
     me, opp = load_opponent("nv2-ppo"), HeuristicAgent(0)
     plan = deals(decks, 3, seed=4)
@@ -276,7 +276,7 @@ def test_final_evaluation_in_worker_processes_equals_this_process(tmp_path):
     """Results depend on the seeds only: worker processes reading the policy file play
     the same games as this process playing the policy it loaded from that file."""
     from agents.policy import PolicyAgent
-    from agents.policy_eval import evaluate_policy
+    from nivel_env.tournaments.policy_eval import evaluate_policy
     names = list_decks()
     decks = [load_deck(n) for n in names]
     path = ROOT / "agents" / "policies" / "nv2-ppo.pt"

@@ -9,7 +9,7 @@ as in ``evaluate.py agents``.
 Played one game at a time, a policy spends most of an evaluation in one-row forwards.
 Here a block of deals is played in lockstep (``lockstep.play_lockstep``): one forward
 gives the policy's moves in every game of the block, while the opponent answers move by
-move.  Blocks run through ``games.run_tasks``, evaluate.py's path, with its progress bar:
+move.  Blocks run through ``runner.run_tasks``, evaluate.py's path, with its progress bar:
 in this process with the live policy (``workers=1``), or over worker processes that read
 the policy from a policy file.  Every game and seat draws from its own generator, seeded
 from the deal's seed and the seat, so results do not depend on blocks or workers.
@@ -20,10 +20,13 @@ from functools import partial
 
 import numpy as np
 
-from .arena import deals
-from .games import cached_agent, cached_deck, run_tasks
-from .lockstep import play_lockstep
+from agents.arena import deals  # moved with arena
+from agents.lockstep import play_lockstep  # moved with arena
+from nivel_env import players
+
+from .games import cached_agent, cached_deck
 from .ratings import paired_score
+from .runner import Runner, run_tasks
 
 #: deals per lockstep block (two games each: 64 rows a forward)
 BLOCK = 32
@@ -78,14 +81,14 @@ def summary(pairs) -> dict:
 def evaluate_policy(agent, opponents: dict, decks, games: int, seed: int, *,
                     workers: int = 1, policy_file=None, deck_specs=None,
                     progress: bool = False, desc: str = "evaluation") -> dict:
-    """``agent`` against each of ``opponents`` (label -> agent spec, as ``load_opponent``
-    reads it) over ``games`` duplicate deals of ``decks``: label -> ``summary``.
+    """``agent`` against each of ``opponents`` (label -> agent spec, as
+    ``nivel_env.players.load`` reads it) over ``games`` duplicate deals of ``decks``:
+    label -> ``summary``.
 
     ``workers`` > 1 plays the blocks in that many processes, which load the policy from
     ``policy_file`` (the agent's weights written there) and the decks from ``deck_specs``
     (their names or files, in the order of ``decks``); otherwise this process plays them
     with ``agent`` itself.  The bar (``progress``) counts deals."""
-    from . import load_opponent
     remote = workers > 1
     if remote and (policy_file is None or deck_specs is None):
         raise ValueError("evaluate_policy: worker processes need policy_file and deck_specs")
@@ -97,10 +100,10 @@ def evaluate_policy(agent, opponents: dict, decks, games: int, seed: int, *,
                  for label in opponents for b in blocks]
         fn = play_file_block
     else:
-        mine = {label: load_opponent(spec, seed=seed) for label, spec in opponents.items()}
+        mine = {label: players.load(spec, seed=seed) for label, spec in opponents.items()}
         tasks = [(label, b) for label in opponents for b in blocks]
         fn = partial(_local_block, agent, mine)
-    done = run_tasks(tasks, workers if remote else 1, desc, progress, fn=fn,
+    done = run_tasks(tasks, Runner(workers if remote else 1), desc, progress, fn=fn,
                      size=lambda t: len(t[-1]))
     per: dict = {label: [] for label in opponents}
     for label, pairs in zip(labels, done):

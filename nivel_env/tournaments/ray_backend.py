@@ -4,7 +4,7 @@ worker pool, sent as Ray tasks in batches.
 Why it is built this way:
 
 * Results are the local backend's, bit for bit: a task's games depend only on its seeds
-  (``agents.games``), batches are contiguous runs of tasks, and results come back in task
+  (``games``), batches are contiguous runs of tasks, and results come back in task
   order whatever node played them.
 * Files a task names (your deck files, policy files) reach each worker once: their bytes go
   into Ray's object store once per run, every batch carries only references, and a worker
@@ -29,6 +29,10 @@ from nivel_env.install_hints import extra
 INSTALL_HINT = f"--ray needs Ray: {extra('ray')}, then run again"
 RETRIES = 3
 BATCHES_PER_CPU = 8
+#: a file over this is not shipped (the worker's loader says what is wrong with it): the
+#: cap on a policy file (``agents.policy.MAX_FILE_BYTES``; tests/test_tournaments_layer.py
+#: checks they agree)
+MAX_SHIPPED_BYTES = 1 << 30
 
 
 def _ray():
@@ -45,12 +49,9 @@ def _files_named(tasks) -> dict:
     calls a path (``nivel_env.paths``: a separator or the kind's suffix) is shipped: a
     file in the working directory named like a bundled deck or opponent (``ember-rush``,
     ``nv2-ppo``) is not, so every node loads the bundled one, as a local run does."""
-    from nivel_env.cards.deck import is_deck_path
     from nivel_env.files import FileRefused, read_bytes
 
-    from .policy import MAX_FILE_BYTES
-
-    from .opponents import is_policy_path, split_spec
+    from .specs import deck_file, player_file
     found: dict = {}
 
     def visit(x):
@@ -58,13 +59,12 @@ def _files_named(tasks) -> dict:
             for y in x:
                 visit(y)
         elif isinstance(x, str) and x:
-            head = split_spec(x)[0]
-            cands = ([x] if is_deck_path(x) else []) + ([head] if is_policy_path(x) else [])
+            cands = [c for c in (deck_file(x), player_file(x)) if c is not None]
             for cand in cands:
                 if cand in found:
                     break
                 try:                  # a regular file within a policy file's cap, read once
-                    found[cand] = read_bytes(cand, MAX_FILE_BYTES)
+                    found[cand] = read_bytes(cand, MAX_SHIPPED_BYTES)
                     break
                 except FileRefused:   # no such file, a folder (an --out), a FIFO: not sent;
                     pass              # the worker's loader says what is wrong with it
@@ -74,7 +74,7 @@ def _files_named(tasks) -> dict:
 
 def _localise(files: dict) -> None:
     """On a worker: write each shipped file into this node's cache (once) and point
-    ``agents.games`` at it, under the name the tasks use."""
+    ``games`` at it, under the name the tasks use."""
     import tempfile
 
     import ray
@@ -98,8 +98,9 @@ def _localise(files: dict) -> None:
 def _run_batch(fn, batch, files):
     """One batch on a worker: ``fn`` over its tasks, in order."""
     from . import games
+    from .runner import worker_init
     if not games.WORKER_READY:
-        games._worker_init()
+        worker_init()
         games.WORKER_READY = True
     _localise(files)
     return [fn(t) for t in batch]
@@ -107,8 +108,8 @@ def _run_batch(fn, batch, files):
 
 class RayPool:
     """``map(fn, tasks, chunksize)`` over a Ray cluster, results in task order (the
-    interface ``games.run_tasks`` uses for a pool); ``retried`` counts batches sent again
-    after a worker or node died."""
+    interface ``runner.run_tasks`` uses for a pool: ``Runner(workers, RayPool(...))``);
+    ``retried`` counts batches sent again after a worker or node died."""
 
     def __init__(self, address: str | None = None, workers: int | None = None):
         ray = _ray()

@@ -4,7 +4,7 @@ Hill climbing over legal decks: each step proposes up to ``--candidates`` swaps 
 of a card in the deck out, one card of the pool in) that keep the deck legal under the
 deck-building rules (5.1.2: 40 cards, at most 3 copies, at most 8 trigger cards, the
 leader's oath), and tests them in turn against the current deck with the sequential test
-of ``compare`` (``agents.deck_commands.sprt_test``) over the field.  The first swap the
+of ``compare`` (``deck_commands.sprt_test``) over the field.  The first swap the
 test accepts (H1: the new deck is ``elo1`` stronger against the field) becomes the current
 deck; a step in which none is accepted ends the search.  Every test plays fresh seeds.
 
@@ -47,13 +47,16 @@ def propose(deck, pool_ids, rng, count: int) -> list:
     return out
 
 
-def tune(args) -> dict:
+def tune(args, runner) -> dict:
+    """Card swaps to ``args.deck``, each accepted by an SPRT against the field, played on
+    ``runner`` (a ``runner.Runner``); then the tuned deck against the original on
+    held-out seeds."""
     from nivel_env.cards import format_deck, list_decks, load_card_db
     from nivel_env.cards.model import LEADER
 
     from .deck_commands import (check_decks, deck_tasks, run_deck_tasks, say_pilot,
                                 sprt_test)
-    from .games import backend_info, cached_deck, worker_pool
+    from .games import cached_deck
     from .ratings import paired_score
     from .sprt import SPRT
     field = [d for d in (args.field or list_decks()) if d != args.deck]
@@ -81,7 +84,7 @@ def tune(args) -> dict:
     current_path = out / "decks" / "step0.deck"
     current_path.write_text(format_deck(original, f"tune: the original ({args.deck})"))
     path, tried, seeds = [], 0, 0
-    pool = worker_pool(args.workers) if args.workers > 1 else None
+    pool = runner.pool()
     try:
         for step in range(1, args.steps + 1):
             accepted = None
@@ -92,7 +95,7 @@ def tune(args) -> dict:
                 tried += 1
                 print(f"step {step}, try {k + 1}: -{gone} ({db.get(gone).name}) "
                       f"+{come} ({db.get(come).name})", flush=True)
-                r = sprt_test(args, str(cand_path), str(current_path), field, pool,
+                r = sprt_test(args, runner, str(cand_path), str(current_path), field, pool,
                               seeds_from=seeds, max_games=args.max_games,
                               say=lambda x: None)
                 seeds = r["seeds"][1]
@@ -115,7 +118,7 @@ def tune(args) -> dict:
             tasks, keys = deck_tasks([str(current_path), args.deck], [(0, 1)], args.holdout,
                                       HOLDOUT_SEEDS, args.pilot, None, args.seed,
                                       args.deal)
-            res = run_deck_tasks(tasks, args, "holdout", pool)
+            res = run_deck_tasks(tasks, args, runner, "holdout", pool)
             st = paired_score([sum(x["points"] for x in pair) for pair in res])
             holdout = {"games": 2 * args.holdout, "score": round(st["score"], 4),
                        "low": round(st["low"], 4), "high": round(st["high"], 4),
@@ -126,7 +129,7 @@ def tune(args) -> dict:
     (out / "tuned.deck").write_text(format_deck(
         current, f"tuned from {args.deck} by evaluate.py tune ({len(path)} swaps)"))
     report = {"command": "python evaluate.py " + " ".join(args.argv),
-              "ran_on": backend_info(args.workers), "kind": "tune",
+              "ran_on": runner.info(), "kind": "tune",
               "deck": args.deck, "pilot": args.pilot, "field": field, "elo0": args.elo0,
               "elo1": args.elo1, "alpha": args.alpha, "beta": args.beta, "tried": tried,
               "path": path, "tuned": str(out / "tuned.deck"), "holdout": holdout}

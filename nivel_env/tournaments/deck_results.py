@@ -13,7 +13,7 @@ folder moves an earlier ``results.jsonl`` aside (``results.1.jsonl``, ``results.
 The format is JSON Lines: a header naming the format and everything the analysis needs
 (command, decks, pilot, deal, seeds, bootstrap samples, how many seeds were planned),
 then one line per seed: ``{"task": k, "pair": [i, j], "seed": s, "games": [g0, g1]}``
-with the two games' results as ``agents.games.play_pair`` returns them (without the
+with the two games' results as ``games.play_pair`` returns them (without the
 think times, which deck reports do not use).
 """
 from __future__ import annotations

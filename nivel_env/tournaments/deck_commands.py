@@ -4,7 +4,7 @@ one pilot in both seats, on duplicate deals; the report (matrix, ratings, metaga
 analytics, report.html).  docs/decks.md explains the statistics.
 
 ``decks`` and ``gauntlet`` write every seed's games to ``OUT/results.jsonl`` as they
-finish and make the report from that file (``agents.deck_results``), so a failed analysis
+finish and make the report from that file (``deck_results``), so a failed analysis
 or a stopped run loses nothing: ``--from OUT/results.jsonl`` analyses it again."""
 from __future__ import annotations
 
@@ -19,9 +19,9 @@ from nivel_env.install_hints import PLAY_POLICIES
 
 from .deck_results import (NAME as RESULTS, ResultsFileError, ResultsWriter, read_results,
                            results_kind)
-from .games import (BLOCK, backend_info, cached_agent, cached_deck, play_block, run_tasks,
-                    worker_pool)
+from .games import BLOCK, cached_agent, cached_deck, play_block
 from .ratings import paired_score, wilson
+from .runner import Runner, run_tasks
 from .tables import (print_report, rating_table, score_matrix, se_ratio, unique_labels,
                      write_tables)
 
@@ -39,15 +39,15 @@ def default_pilot() -> tuple[str, str]:
     return PILOT_FALLBACK, f"the default without torch (then {PILOT}); {PLAY_POLICIES}"
 
 
-def run_deck_tasks(tasks, args, desc: str, pool=None, progress: bool | None = None,
-                   writer: ResultsWriter | None = None):
-    """``decks``-mode tasks, in lockstep blocks when the pilot is a policy (the same
-    games, far fewer forwards), else one seed at a time; results in task order, each
-    handed to ``writer`` as it arrives."""
-    from .lockstep import lockstep_ready
+def run_deck_tasks(tasks, args, runner: Runner, desc: str, pool=None,
+                   progress: bool | None = None, writer: ResultsWriter | None = None):
+    """``decks``-mode tasks on ``runner`` (or ``pool``), in lockstep blocks when the pilot
+    is a policy (the same games, far fewer forwards), else one seed at a time; results in
+    task order, each handed to ``writer`` as it arrives."""
+    from agents.lockstep import lockstep_ready  # moved with arena
     progress = not args.no_progress if progress is None else progress
     if not lockstep_ready(cached_agent(args.pilot, 0)):
-        return run_tasks(tasks, args.workers, desc, progress, pool,
+        return run_tasks(tasks, runner, desc, progress, pool,
                          on_result=writer.add if writer else None)
     blocks, cur = [], []
     for t in tasks:                     # consecutive seeds of one deck pair
@@ -57,7 +57,7 @@ def run_deck_tasks(tasks, args, desc: str, pool=None, progress: bool | None = No
         cur.append(t)
     if cur:
         blocks.append(cur)
-    results = run_tasks(blocks, args.workers, desc, progress, pool, fn=play_block, size=len,
+    results = run_tasks(blocks, runner, desc, progress, pool, fn=play_block, size=len,
                         on_result=writer.add_block if writer else None)
     return [r for block in results for r in block]
 
@@ -144,7 +144,7 @@ def _deck_report(args, kind: str, decks, per_pair, units, all_games, field=None,
     cards = card_table(units, samples=args.bootstrap, seed=args.seed, names=names,
                        deck_lists=deck_lists, decks={labels[mine]} if mine is not None else None)
     report = {"command": "python evaluate.py " + " ".join(args.argv),
-              "ran_on": ran_on or backend_info(args.workers), "kind": kind,
+              "ran_on": ran_on or Runner(args.workers).info(), "kind": kind,
               **({"partial": partial} if partial else {}),
               "pilot": args.pilot, "pilot_chosen": args.pilot_why, "agent": args.pilot,
               "decks": decks, "games": n,
@@ -240,7 +240,9 @@ def _deck_html(out: Path, kind: str, report, cards, all_games) -> Path:
                         sections)
 
 
-def deck_benchmark(args) -> dict:
+def deck_benchmark(args, runner: Runner) -> dict:
+    """Every pair of ``args.decks`` under one pilot, played on ``runner`` (or, with
+    ``args.from_results``, the report again from an earlier run's results)."""
     from nivel_env.cards import list_decks
     if getattr(args, "from_results", None):
         return reanalyse(args, "decks")
@@ -252,15 +254,16 @@ def deck_benchmark(args) -> dict:
     meet = list(combinations(range(len(decks)), 2))
     tasks, keys = deck_tasks(decks, meet, args.games, 0, args.pilot, args.save_replays,
                               args.seed, args.deal)
-    return _play_and_report(args, "decks", decks, tasks, keys)
+    return _play_and_report(args, runner, "decks", decks, tasks, keys)
 
 
-def _play_and_report(args, kind: str, decks, tasks, keys, field=None, mine=None) -> dict:
+def _play_and_report(args, runner: Runner, kind: str, decks, tasks, keys, field=None,
+                     mine=None) -> dict:
     """Play ``tasks``, each seed's games appended to ``OUT/results.jsonl`` as they finish,
     then the report from that file's records."""
     path = Path(args.out) / RESULTS
     header = {"kind": kind, "command": "python evaluate.py " + " ".join(args.argv),
-              "argv": list(args.argv), "ran_on": backend_info(args.workers),
+              "argv": list(args.argv), "ran_on": runner.info(),
               "decks": list(decks), "pilot": args.pilot, "pilot_chosen": args.pilot_why,
               "games": args.games, "seed": args.seed, "deal": args.deal,
               "bootstrap": args.bootstrap, "field": field, "mine": mine}
@@ -270,7 +273,7 @@ def _play_and_report(args, kind: str, decks, tasks, keys, field=None, mine=None)
               f"{results_kind(writer.moved) or kind} --from {writer.moved} --out DIR "
               f"analyses them)")
     try:
-        run_deck_tasks(tasks, args, kind, writer=writer)
+        run_deck_tasks(tasks, args, runner, kind, writer=writer)
     except BaseException:
         writer.close()
         print(f"evaluate.py {kind}: stopped after {len(writer.records)} of {len(tasks)} "
@@ -337,7 +340,7 @@ def reanalyse(args, kind: str) -> dict:
         raise SystemExit(f"evaluate.py {kind} --from: {e}") from None
 
 
-def gauntlet(args) -> dict:
+def gauntlet(args, runner: Runner) -> dict:
     """My deck against each deck of a field; the field's own pairs too (for the rating
     on the field's scale) unless ``--field-games 0``."""
     from nivel_env.cards import list_decks
@@ -357,16 +360,17 @@ def gauntlet(args) -> dict:
         t2, k2 = deck_tasks(decks, list(combinations(range(1, len(decks)), 2)), fg, 0,
                              args.pilot, args.save_replays, args.seed, args.deal)
         tasks, keys = tasks + t2, keys + k2
-    return _play_and_report(args, "gauntlet", decks, tasks, keys,
+    return _play_and_report(args, runner, "gauntlet", decks, tasks, keys,
                             field=list(range(1, len(decks))) if fg > 0 else None, mine=0)
 
 
-def sprt_test(args, a: str, b: str, field, pool=None, seeds_from: int = 0,
+def sprt_test(args, runner: Runner, a: str, b: str, field, pool=None, seeds_from: int = 0,
               max_games: int | None = None, say=print) -> dict:
     """The core of ``compare``: deck ``a`` against deck ``b`` over ``field`` under
-    ``args.pilot``, batches of ``args.batch`` seeds from ``seeds_from`` until the GSPRT
-    on (``args.elo0``, ``args.elo1``, ``args.alpha``, ``args.beta``) decides or
-    ``max_games``.  Returns the result (``status`` "H1", "H0" or None, games, history)."""
+    ``args.pilot``, played on ``runner`` (or ``pool``), batches of ``args.batch`` seeds
+    from ``seeds_from`` until the GSPRT on (``args.elo0``, ``args.elo1``, ``args.alpha``,
+    ``args.beta``) decides or ``max_games``.  Returns the result (``status`` "H1", "H0"
+    or None, games, history)."""
     from .sprt import SPRT, score_to_elo
     decks = [a, b] + list(field)
     names = unique_labels([cached_deck(d).name for d in decks])
@@ -379,7 +383,7 @@ def sprt_test(args, a: str, b: str, field, pool=None, seeds_from: int = 0,
     while sprt.status is None and 4 * len(pts_a) < max_games:
         tasks, keys = deck_tasks(decks, meet, args.batch, seeds, args.pilot,
                                   args.save_replays, args.seed, args.deal)
-        res = run_deck_tasks(tasks, args, "compare", pool, progress=False)
+        res = run_deck_tasks(tasks, args, runner, "compare", pool, progress=False)
         got = {(i, j, t[4]): sum(x["points"] for x in pair)
                for (i, j), t, pair in zip(keys, tasks, res)}
         units = []
@@ -419,7 +423,7 @@ def sprt_test(args, a: str, b: str, field, pool=None, seeds_from: int = 0,
             "history": history}
 
 
-def compare(args) -> dict:
+def compare(args, runner: Runner) -> dict:
     """Is deck A stronger than deck B against the field?  Batches of duplicate deals (A
     and B each against every field deck on the same seeds), a GSPRT on the Elo bounds
     after each batch, until it decides or ``--max-games``."""
@@ -441,14 +445,15 @@ def compare(args) -> dict:
           f"{args.elo0}, elo1 {args.elo1}, alpha {args.alpha}, beta {args.beta}; bounds "
           f"[{bounds.lower:.2f}, {bounds.upper:.2f}]; {4 * len(field) * args.batch} games a "
           f"batch")
-    pool = worker_pool(args.workers) if args.workers > 1 else None
+    pool = runner.pool()
     try:
-        report = sprt_test(args, a, b, field, pool, say=lambda x: print(x, flush=True))
+        report = sprt_test(args, runner, a, b, field, pool,
+                           say=lambda x: print(x, flush=True))
     finally:
         if pool is not None:
             pool.shutdown()
     report = {"command": "python evaluate.py " + " ".join(args.argv),
-              "ran_on": backend_info(args.workers), "kind": "compare",
+              "ran_on": runner.info(), "kind": "compare",
               **report}
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

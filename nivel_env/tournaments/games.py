@@ -1,27 +1,28 @@
 """Seeded games for evaluate.py's commands, played in worker processes.
 
 A task is one seed of one pairing, played twice (``play_pair``), or a block of such seeds
-played in lockstep under one policy (``play_block``); ``run_tasks`` maps tasks over a pool
-of worker processes in order.  Each game's agents are seeded from the game's seed and
-their seat, never from the worker, so results depend only on the seeds.
+played in lockstep under one policy (``play_block``); ``runner.run_tasks`` maps tasks over
+a pool of worker processes in order.  Each game's agents are loaded from their spec
+strings (``nivel_env.players.load``, so a worker process or a Ray node builds them itself)
+and seeded from the game's seed and their seat, never from the worker, so results depend
+only on the seeds.
 """
 from __future__ import annotations
 
-import multiprocessing
-import sys
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
 
-from .arena import play_game
+from nivel_env import players
+
+from agents.arena import play_game  # moved with arena
+
+from .specs import deck_file, player_file
 
 _CACHE: dict = {}
 #: on a Ray worker: file named by a task -> this node's copy of it (``ray_backend``)
 LOCAL_FILES: dict = {}
 WORKER_READY = False
-#: a pool every command uses instead of local worker processes (``--ray``), else None
-BACKEND = None
 
 
 def _local(spec: str, kind: str) -> str:
@@ -31,16 +32,13 @@ def _local(spec: str, kind: str) -> str:
     whatever was shipped under it."""
     if not LOCAL_FILES:
         return spec
-    from nivel_env.cards.deck import is_deck_path
-
-    from .opponents import is_policy_path, split_spec
     if kind == "deck":
-        return LOCAL_FILES[spec] if is_deck_path(spec) and spec in LOCAL_FILES else spec
-    if not is_policy_path(spec):
+        return LOCAL_FILES[spec] if deck_file(spec) and spec in LOCAL_FILES else spec
+    name = player_file(spec)
+    if name is None:
         return spec
     if spec in LOCAL_FILES:
         return LOCAL_FILES[spec]
-    name = split_spec(spec)[0]
     if name in LOCAL_FILES:
         return LOCAL_FILES[name] + spec[len(name):]
     return spec
@@ -57,13 +55,11 @@ def cached_deck(spec: str):
 def cached_agent(spec: str, seed: int, seat: int = 0):
     """The agent ``spec`` for one seat (each seat has its own instance, so an agent
     playing itself never shares a generator), reseeded for this game and seat."""
-    from . import load_opponent
     key = ("agent", spec, seat)
     if key not in _CACHE:
-        _CACHE[key] = load_opponent(_local(spec, "agent"), seed=seed)
+        _CACHE[key] = players.load(_local(spec, "agent"), seed=seed)
     a = _CACHE[key]
-    if hasattr(a, "rng"):                         # results independent of which worker plays
-        a.rng = np.random.default_rng(seed * 2 + seat)      # which game
+    players.reseed(a, seed * 2 + seat)    # results independent of which worker plays which game
     return a
 
 
@@ -121,7 +117,7 @@ def play_block(block):
     """A block of ``play_pair`` tasks (one deck pair, consecutive seeds) in a deck mode
     with a policy pilot: all their games in lockstep (``agents.lockstep``), one
     forward per step.  Returns what ``play_pair`` returns for each task, in order."""
-    from .lockstep import play_lockstep
+    from agents.lockstep import play_lockstep  # moved with arena
     d0, d1, pilot, mode = block[0][0], block[0][1], block[0][2], block[0][6]
     agent = cached_agent(pilot, 0)
     games, rngs, meta = [], [], []
@@ -169,92 +165,3 @@ def save_replay(replay_dir, decks, agents, seed, actions, mirror=False):
             f"{'-mirror' if mirror else ''}.jsonl")
     record_game(decks[0], decks[1], seed, actions, players=[str(a) for a in agents],
                 meta={"by": "evaluate.py"}, mirror=mirror).write(Path(replay_dir) / name)
-
-
-def _threads(n: int | None) -> int | None:
-    """Set torch's thread count (when torch is loaded); returns the previous one."""
-    torch = sys.modules.get("torch")
-    if torch is None or n is None:
-        return None
-    old = torch.get_num_threads()
-    torch.set_num_threads(n)
-    return old
-
-
-def _worker_init():
-    """One thread per worker process: the workers already use every core."""
-    try:
-        import torch
-        torch.set_num_threads(1)
-    except ImportError:
-        pass
-
-
-class _Shared:
-    """The run's backend handed to a command as its pool: the command's ``shutdown`` leaves
-    it running for the next command step (evaluate.py shuts it down at the end)."""
-
-    def __init__(self, pool):
-        self.pool = pool
-
-    def map(self, fn, tasks, chunksize: int = 1):
-        return self.pool.map(fn, tasks, chunksize)
-
-    def shutdown(self) -> None:
-        pass
-
-
-def backend_info(workers: int) -> dict:
-    """Where the games ran, for reports (Ray: the cluster and how many batches were
-    retried after a worker died)."""
-    if BACKEND is not None:
-        return BACKEND.report()
-    return {"backend": "local", "workers": workers}
-
-
-def worker_pool(workers: int):
-    """Worker processes for ``run_tasks`` (reuse one across batches: starting them takes
-    seconds), or the run's backend when one is set."""
-    if BACKEND is not None:
-        return _Shared(BACKEND)
-    # not fork: a parent that loaded torch (a policy file) can deadlock forked children
-    ctx = multiprocessing.get_context("forkserver")
-    return ProcessPoolExecutor(workers, mp_context=ctx, initializer=_worker_init)
-
-
-def run_tasks(tasks, workers: int, desc: str, progress: bool, pool=None, fn=None, size=None,
-              on_result=None):
-    """``fn`` (default ``play_pair``) over ``tasks`` on ``workers`` processes (or
-    ``pool``), in order; the bar counts seeds (``size(task)`` of them a task).
-    ``on_result(task, result)`` is called as each result arrives, in task order (a deck
-    run writes its raw results as it goes)."""
-    from tqdm import tqdm
-    fn = fn or play_pair
-    size = size or (lambda t: 1)
-    results = []
-
-    def got(t, r):
-        results.append(r)
-        if on_result is not None:
-            on_result(t, r)
-        bar.update(size(t))
-    bar = tqdm(total=sum(size(t) for t in tasks), desc=desc, unit="seed", disable=not progress)
-    chunk = 1 if fn is not play_pair else max(1, len(tasks) // (workers * 8))
-    if pool is None and BACKEND is not None:
-        pool = BACKEND
-    if pool is not None:
-        for t, r in zip(tasks, pool.map(fn, tasks, chunksize=chunk)):
-            got(t, r)
-    elif workers <= 1:
-        threads = _threads(1)         # one-position forwards: more threads only wait
-        try:
-            for t in tasks:
-                got(t, fn(t))
-        finally:
-            _threads(threads)
-    else:
-        with worker_pool(workers) as ex:
-            for t, r in zip(tasks, ex.map(fn, tasks, chunksize=chunk)):
-                got(t, r)
-    bar.close()
-    return results
