@@ -125,7 +125,7 @@ def ask(agent, game, seat: int | None = None, *, legal=None, observation=None,
     (``engine.errors.action_id``: a float or bool raises ``IllegalActionError`` naming the
     player); whether it is legal is the game's question."""
     if reads_game(agent):
-        return action_id(agent.act_state(game), f"{label_of(agent)}'s move")
+        return _id(agent.act_state(game), agent)
     if legal is None:
         legal = game.legal_actions()
     if seat is None:
@@ -138,7 +138,11 @@ def ask(agent, game, seat: int | None = None, *, legal=None, observation=None,
             obs = observation
         else:
             obs = (encoder or _encoder_for(game)).encode(game, seat, legal)
-    return action_id(agent.act(obs, mask), f"{label_of(agent)}'s move")
+    return _id(agent.act(obs, mask), agent)
+
+
+def _id(answer, agent) -> int:
+    return answer if type(answer) is int else action_id(answer, f"{label_of(agent)}'s move")
 
 
 def ask_batch(agent, observations, masks, games=None) -> np.ndarray:
@@ -163,8 +167,8 @@ def ask_batch(agent, observations, masks, games=None) -> np.ndarray:
 
 
 def _ids(answers: list, where: str) -> np.ndarray:
-    return np.array([action_id(a, f"{where}: row {k}") for k, a in enumerate(answers)],
-                    dtype=np.int64)
+    return np.array([a if type(a) is int else action_id(a, f"{where}: row {k}")
+                     for k, a in enumerate(answers)], dtype=np.int64)
 
 
 def reseed(agent, seed) -> None:
