@@ -254,8 +254,8 @@ def main(argv=None) -> int:
     from nivel_env.tournaments.policy_eval import evaluate_policy
     from agents.train_progress import Every, RunBar, RunClock
     from nivel_env.cards import DeckError, list_decks, load_deck
-    from nivel_env.vector_sb3 import SelfPlayVecEnv
-    from nivel_env.vector_workers import WorkerSelfPlayVecEnv
+    from nivel_env.env.vector_sb3 import SelfPlayVecEnv
+    from nivel_env.env.vector_workers import WorkerSelfPlayVecEnv
 
     names = args.decks or list_decks()
     try:

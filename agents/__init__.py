@@ -1,16 +1,10 @@
-"""Players: anything with ``act(observation, action_mask) -> int`` (and optional ``reset()``)."""
+"""Players: anything with ``act(observation, action_mask) -> int`` (and optional ``reset()``);
+the protocol, and how every caller asks a player for its move, is ``nivel_env.players``."""
 from __future__ import annotations
 
-from typing import Protocol
-
-# uniform over the legal actions: one class with the environments' default opponent
-from nivel_env.env.setup import RandomAgent
-
-
-class Agent(Protocol):
-    def act(self, observation, action_mask) -> int: ...
-
-
+# the protocol (Agent, its name here) and the uniform random player live in nivel_env
+from nivel_env.players import Player as Agent
+from nivel_env.players import RandomAgent
 
 from .heuristic import HeuristicAgent  # noqa: E402
 from .opponents import bundled_opponents, load_opponent  # noqa: E402

@@ -1,20 +1,19 @@
 """Play games between agents over the engine, from each seat's observation.
 
-The one game loop for evaluation, training callbacks and tests: each agent gets its
-own seat's observation (unless it declares ``needs_observation = False``) and the
-mask, exactly as in the environments, without the AEC bookkeeping.  An agent that
-declares ``needs_state = True`` (a search agent) gets ``act_state(game)`` instead and must
-read the game only through worlds redrawn from its player's view.
+The one game loop for evaluation, training callbacks and tests: each agent is asked for
+its move through the player protocol (``nivel_env.players.ask``), exactly as in the
+environments, without the AEC bookkeeping: its own seat's observation (unless it declares
+``needs_observation = False``) and the mask, or -- a search, ``needs_state = True`` --
+``act_state(game)``, reading the game only through worlds redrawn from its player's view.
 """
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass
 
-import numpy as np
-
-from nivel_env.engine import N_ACTIONS, RuleConfig, new_game
+from nivel_env.engine import RuleConfig, new_game
 from nivel_env.env.encoder import Encoder
+from nivel_env.players import ask
 
 
 @dataclass(frozen=True)
@@ -81,24 +80,15 @@ def play_game(deck_0, deck_1, seed: int, agents, config: RuleConfig | None = Non
     g = new_game(deck_0, deck_1, seed=seed, config=config, mirror=mirror)
     card_log = CardLog(g) if cards is not None else None
     enc = encoder if encoder is not None and encoder.db is g.db else Encoder(g.db)
-    observe = [getattr(a, "needs_observation", True) for a in agents]
-    searches = [getattr(a, "needs_state", False) for a in agents]   # act_state(game)
     for a in agents:
         if hasattr(a, "reset"):
             a.reset()
-    mask = np.zeros(N_ACTIONS, dtype=np.int8)
     n = 0
     while g.result is None:
         p = g.current_player
         legal = g.legal_actions()
-        mask[:] = 0
-        mask[legal] = 1
         t0 = time.perf_counter()
-        if searches[p]:
-            a = int(agents[p].act_state(g))
-        else:
-            obs = enc.encode(g, p, legal) if observe[p] else None
-            a = int(agents[p].act(obs, mask))
+        a = ask(agents[p], g, p, legal=legal, encoder=enc)
         if think_times is not None and len(legal) > 1:
             think_times[p].append(time.perf_counter() - t0)
         g.apply_action(a)

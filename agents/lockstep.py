@@ -8,7 +8,7 @@ moves come back together.
 
 It plays exactly the games ``agents.arena.play_game`` would: each game and seat gets its
 own generator, seeded as evaluate.py seeds a seat's agent for that game, and each row's
-move is chosen with that generator from the row's logits (``PolicyAgent._choose``), a
+move is chosen with that generator from the row's logits (``PolicyAgent.choose``), a
 forced move skips the network when the agent would skip it.  (A batched forward may
 differ from a one-row one in the last bits of a logit; a move can only change where two
 moves tie to those bits.)
@@ -19,6 +19,7 @@ import numpy as np
 
 from nivel_env.engine import N_ACTIONS, new_game
 from nivel_env.env.encoder import Encoder
+from nivel_env.players import ask, reads_game, reseed
 
 from .arena import CardLog, GameResult
 
@@ -73,10 +74,10 @@ def play_lockstep(agent, games, rngs, record: bool = False, cards: bool = False,
                 break
         if not waiting:
             break
-        logits = agent._logits(obs[:len(waiting)], masks[:len(waiting)])
+        logits = agent.logits(obs[:len(waiting)], masks[:len(waiting)])
         for k, i in enumerate(waiting):
-            agent.rng = rngs[i][state[i].current_player]
-            apply(i, int(agent._choose(logits[k:k + 1], masks[k:k + 1])[0]))
+            reseed(agent, rngs[i][state[i].current_player])
+            apply(i, int(agent.choose(logits[k:k + 1], masks[k:k + 1])[0]))
         live = [i for i in live if state[i].result is None]
     return [(GameResult(g.result, g.turn, steps[i], g.first), actions[i],
              logs[i].sides() if logs[i] is not None else None) for i, g in enumerate(state)]
@@ -84,21 +85,14 @@ def play_lockstep(agent, games, rngs, record: bool = False, cards: bool = False,
 
 def _move(agent, g, legal, enc, rng) -> int:
     """``agent``'s move in ``g`` for the player to act, as ``arena.play_game`` asks it."""
-    if hasattr(agent, "rng"):
-        agent.rng = rng
-    if getattr(agent, "needs_state", False):
-        return int(agent.act_state(g))
-    mask = np.zeros(N_ACTIONS, dtype=np.int8)
-    mask[legal] = 1
-    obs = enc.encode(g, g.current_player, legal) if getattr(agent, "needs_observation", True) \
-        else None
-    return int(agent.act(obs, mask))
+    reseed(agent, rng)
+    return ask(agent, g, legal=legal, encoder=enc)
 
 
 def lockstep_ready(agent) -> bool:
-    """Whether ``agent`` can be played in lockstep (a policy read from observations)."""
-    return hasattr(agent, "_logits") and hasattr(agent, "_choose") and \
-        not getattr(agent, "needs_state", False)
+    """Whether ``agent`` can be played in lockstep: a policy read from observations, with
+    the batch pieces ``logits`` (one forward) and ``choose`` (a move per row)."""
+    return hasattr(agent, "logits") and hasattr(agent, "choose") and not reads_game(agent)
 
 
 __all__ = ["play_lockstep", "lockstep_ready"]

@@ -34,6 +34,7 @@ import sys
 from pathlib import Path
 
 from nivel_env.paths import names_a_path
+from nivel_env.players import PLAY_THINK_SECONDS, RandomAgent, UnknownPlayer
 
 from .heuristic import HeuristicAgent
 
@@ -62,11 +63,9 @@ LEVELS = {
                "search over nv2-ppo (determinized PUCT), 512 simulations: the strongest"),
 }
 
-#: the think-time cap for a person's opponent, seconds of wall time a move: room for the
-#: last forward and the call around it inside 1 s (the expert's p99 on one core, the other
-#: core busy or the same core shared: 115-799 ms, docs/opponents.md "Thinking within a
-#: time limit")
-PLAY_THINK_SECONDS = 0.8
+# PLAY_THINK_SECONDS, the think-time cap for a person's opponent, has its one home in
+# nivel_env.players (the screens read it there without importing this package)
+
 #: torch intra-op threads for interactive play: with more, OpenMP's waiting threads spin
 #: on cores other work holds and one move took 12.7 s (docs/opponents.md)
 PLAY_THREADS = 1
@@ -140,11 +139,11 @@ def load_opponent(name_or_path: str | Path, difficulty: str = "hard", seed: int 
     search agents have ``act_state(game)`` (``needs_state``), which the arena, the
     environments' opponents, ``play`` and ``evaluate.py`` call.
 
-    Raises ``ValueError`` naming the known opponents for an unknown name (or the settings
-    a kind takes), and ``PolicyFileError`` for a file that is not a usable policy (nothing
-    is loaded from it).
+    Raises ``nivel_env.players.UnknownPlayer`` (a ``ValueError``) naming the known
+    opponents for an unknown name, ``ValueError`` naming the settings a kind takes, and
+    ``PolicyFileError`` for a file that is not a usable policy (nothing is loaded from
+    it).
     """
-    from . import RandomAgent
     if not isinstance(name_or_path, (str, Path)):
         raise TypeError(f"load_opponent: give a name or a path, got "
                         f"{type(name_or_path).__name__}")
@@ -167,7 +166,7 @@ def load_opponent(name_or_path: str | Path, difficulty: str = "hard", seed: int 
     try:
         path = policy_file(name)
     except ValueError:
-        raise ValueError(f"load_opponent: no bundled opponent {name!r}; known: "
+        raise UnknownPlayer(f"load_opponent: no bundled opponent {name!r}; known: "
                          f"{', '.join(bundled_opponents())} (a policy file needs a path: "
                          f"./{name}.pt or a name ending in .pt)") from None
     from .policy import PolicyAgent
@@ -222,3 +221,39 @@ def for_play(agent, seconds: float | None = PLAY_THINK_SECONDS,
     if isinstance(agent, SearchAgent):
         agent.threads = threads
     return cap_think_time(agent, seconds)
+
+
+class OpponentLoader:
+    """This package's player loader for ``nivel_env.players.load`` (the entry point
+    ``nivel_env.players: agents`` in pyproject.toml points at ``PLAYERS``): a spec loads as
+    ``load_opponent`` loads it, made ready for a waiting person with ``think_seconds``
+    (``for_play``; a spec's own ``max_ms`` wins).  ``levels()`` and ``names()`` are the
+    ladder and the bundled names the screens list without importing this package."""
+
+    __name__ = "agents.opponents"
+
+    def __call__(self, spec, difficulty: str = "hard", seed: int | None = None,
+                 think_seconds: float | None = None):
+        agent = load_opponent(spec, difficulty=difficulty, seed=seed)
+        if think_seconds is not None:
+            named = getattr(agent, "max_ms", None)
+            agent = for_play(agent, think_seconds if named is None else named / 1000)
+        return agent
+
+    @staticmethod
+    def levels() -> dict:
+        """``LEVELS``: ``{level: (spec, what it is)}``, weakest first."""
+        return dict(LEVELS)
+
+    @staticmethod
+    def names() -> dict:
+        """``{name: what it is}`` for every bundled name, the levels first."""
+        words = {"random": "moves at random", "heuristic": "the rule-based heuristic, greedy",
+                 **{s: f"search over {p}" for s, (p, _) in SEARCHES.items()},
+                 **{name: what for name, (_spec, what) in LEVELS.items()}}
+        return {name: words.get(name, "a shipped trained policy")
+                for name in list(LEVELS) + [n for n in bundled_opponents() if n not in LEVELS]}
+
+
+#: the loader ``nivel_env.players`` finds (entry point group ``nivel_env.players``)
+PLAYERS = OpponentLoader()

@@ -43,6 +43,7 @@ except ImportError as e:                # a core install: the heuristic plays, p
 from nivel_env.cards import load_card_db
 from nivel_env.difficulty import DIFFICULTIES
 from nivel_env.env.encoder import LAYOUT_VERSION, READABLE_LAYOUTS
+from nivel_env.players import MAX_FILE_BYTES  # a policy file over 1 GiB is not ours
 
 FORMAT = "nivel-policy"
 VERSION = 2
@@ -55,7 +56,6 @@ _NETWORK_FIELDS = {"obs_size": int, "n_actions": int, "net_arch": (dict, list),
                    "activation": str, "features_extractor": str,
                    "features_extractor_kwargs": dict, "share_features_extractor": bool,
                    "ortho_init": bool}
-MAX_FILE_BYTES = 1 << 30                 # a policy file over 1 GiB is not ours
 #: the network kinds a file names in ``network.policy`` (absent: actor_critic)
 POLICY_KINDS = ("actor_critic", "pointer")
 #: a feature extractor's full class name (as SB3 training or a format-1 file names it)
@@ -355,7 +355,7 @@ class PolicyAgent:
         masks = np.asarray(action_masks).astype(bool)
         if masks.ndim != 2 or (~masks.any(axis=1)).any():
             raise ValueError("PolicyAgent.act_batch: a mask has no legal action")
-        return self._choose(self._logits(observations, masks), masks)
+        return self.choose(self.logits(observations, masks), masks)
 
     def act(self, observation, action_mask) -> int:
         mask = np.asarray(action_mask).astype(bool).reshape(1, -1)
@@ -363,18 +363,20 @@ class PolicyAgent:
             raise ValueError("PolicyAgent.act: the action mask has no legal action")
         if not self.temperature and not self.random_share and mask.sum() == 1:
             return int(np.flatnonzero(mask)[0])        # forced: no forward needed
-        return int(self._choose(self._logits(observation, mask), mask)[0])
+        return int(self.choose(self.logits(observation, mask), mask)[0])
 
-    def _logits(self, observations, masks) -> np.ndarray:
-        """Unmasked action logits, straight from the network (no distribution object)."""
+    def logits(self, observations, masks) -> np.ndarray:
+        """Unmasked action logits of a batch of observations (one row per mask), straight
+        from the network in one forward (no distribution object)."""
         k = len(masks)
         with th.no_grad():
             obs = th.as_tensor(np.asarray(observations, dtype=np.float32)).reshape(k, -1)
             obs = obs[:, :self.n_obs].to(self.policy.device)   # an earlier layout: its prefix
             return actor_logits(self.policy, obs).float().cpu().numpy()
 
-    def _choose(self, logits: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        """Greedy at temperature 0, else a draw from the tempered legal distribution (the
+    def choose(self, logits: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """One move per row of ``logits`` (``self.logits``'s), drawn with ``rng``: greedy
+        at temperature 0, else a draw from the tempered legal distribution (the
         Gumbel-max trick); ``random_share`` of the moves uniform over the legal ones.  Each
         row takes its own fixed block of uniforms, so a batch draws what its rows would one
         by one."""

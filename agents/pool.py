@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import RandomAgent
+from nivel_env.players import RandomAgent
+
 from .heuristic import HeuristicAgent
 
 

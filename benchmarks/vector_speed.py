@@ -16,7 +16,7 @@ import numpy as np
 
 
 def batched(n: int, steps: int, seed: int = 0) -> float:
-    from nivel_env.vector import GameBatch
+    from nivel_env.env.vector import GameBatch
     b = GameBatch(n)
     b.reset(seed=seed)
     rng = np.random.default_rng(seed)

@@ -7,8 +7,8 @@ def win_rate_vs_random(act, games: int, seed: int) -> dict:
     score's 95% Wilson interval (draws count half)."""
     from scipy.stats import binomtest
 
-    from agents import RandomAgent
     from nivel_env.env.aec import raw_env
+    from nivel_env.players import RandomAgent
     env = raw_env()
     points = 0.0
     wins = draws = 0

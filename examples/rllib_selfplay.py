@@ -131,9 +131,9 @@ def _module_classes():
         """A shipped agent playing a seat (never trained): ``model_config["agent"]``."""
 
         def setup(self):
-            from agents import load_opponent
-            self.agent = load_opponent(self.model_config.get("agent", "random"), seed=0)
-            if getattr(self.agent, "needs_state", False):
+            from nivel_env import players
+            self.agent = players.load(self.model_config.get("agent", "random"), seed=0)
+            if players.reads_game(self.agent):
                 raise ValueError(f"{self.model_config['agent']}: a search agent needs the "
                                  f"game, not an observation; pick a policy or random")
 
@@ -141,7 +141,8 @@ def _module_classes():
             obs = batch[Columns.OBS]
             x = obs["observations"].cpu().numpy()
             m = obs["action_mask"].cpu().numpy().astype(np.int8)
-            acts = [self.agent.act(x[i], m[i]) for i in range(len(x))]
+            from nivel_env.players import ask_batch
+            acts = ask_batch(self.agent, x, m)            # the player protocol's one batch
             return {Columns.ACTIONS: torch.as_tensor(np.asarray(acts, dtype=np.int64))}
 
         def _forward_train(self, *a, **kw):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import sys
 
+from . import players
 from .cards import CardDataError, DeckError
 from .cli_cards import _db, add_cards_option
 from .difficulty import DEFAULT_DIFFICULTY, DIFFICULTIES
@@ -311,10 +312,7 @@ def add_parser(sub) -> None:
     p.add_argument("--deck", help="your deck: a bundled name or a deck file (default: drawn "
                                   "from the seed)")
     p.add_argument("--opponent-deck", help="the opponent's deck (default: drawn from the seed)")
-    try:
-        from agents.opponents import LEVELS
-    except ImportError:                             # the agents package is not installed
-        LEVELS = {}
+    LEVELS = players.levels()                       # empty without the agents package
     who = p.add_mutually_exclusive_group()
     who.add_argument("--opponent", default="heuristic",
                      help="random, heuristic, a shipped policy (e.g. nv2-ppo, needs "

@@ -58,7 +58,7 @@ def cmd_serve(args) -> int:
     except (CardDataError, DeckError) as e:
         print(f"serve: {e}", file=sys.stderr)
         return 2
-    from agents.policy import MAX_FILE_BYTES
+    from .players import MAX_FILE_BYTES
 
     from .files import FileRefused, open_regular
     decks = {n: n for n in list_decks()}

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from . import players
 from .cards import model as m
 from .cards.text import render_ability, render_action, render_card_text
 from .engine import actions as A
@@ -80,9 +81,8 @@ class Coach:
     so its lesson is not given again."""
 
     def __init__(self, seat: int, seed: int = 0):
-        from agents.heuristic import HeuristicAgent
         self.seat, self.seed = seat, seed
-        self.agent = HeuristicAgent(seed=seed)
+        self.agent = players.load("heuristic", seed=seed)      # the agents package's
         self._encoder = None
         self.taught: set[str] = set()
         self._due: list[str] = []                 # lessons whose part has come up, in order
@@ -104,15 +104,12 @@ class Coach:
         self._due = due[1:]
 
     def _choose(self, g, legal: list[int]) -> int:
-        import numpy as np
         from .env.encoder import Encoder
         if self._encoder is None:
             self._encoder = Encoder(g.db)
-        mask = np.zeros(A.N_ACTIONS, dtype=np.int8)
-        mask[legal] = 1
         # ties broken the same way whenever this position is asked about
-        self.agent.rng = np.random.default_rng([self.seed, g.turn, *legal])
-        return int(self.agent.act(self._encoder.encode(g, self.seat, legal), mask))
+        players.reseed(self.agent, [self.seed, g.turn, *legal])
+        return players.ask(self.agent, g, self.seat, legal=legal, encoder=self._encoder)
 
     def _lessons_due(self, g, a: int) -> list[str]:
         """The lessons not given yet whose part of the game has come up, first the one for

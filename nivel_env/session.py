@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import secrets
 
-import numpy as np
-
+from . import players
 from .cards import CardDataError, Deck, DeckError, list_decks, load_deck
-from .engine import N_ACTIONS, new_game
+from .engine import new_game
 from .engine.errors import as_int
+from .env.encoder import Encoder
 from .env.single import check_seat
 from .narrate import Narrator
 from .replay import ReplayRecorder
@@ -28,7 +28,7 @@ SEED_SPACE = 2 ** 63
 
 
 #: ``PlaySession``'s default think time: the one interactive play uses
-#: (``agents.opponents.PLAY_THINK_SECONDS``), read when a session starts
+#: (``players.PLAY_THINK_SECONDS``), read when a session starts
 PLAY_THINK = object()
 
 
@@ -48,18 +48,14 @@ def default_decks(seed: int) -> tuple[str, str]:
 
 def load_opponent_named(spec: str, difficulty: str = "hard", seed: int = 0,
                         think_seconds: float | None = None):
-    """``agents.load_opponent`` with its failures turned into a ``SetupError``.  With
-    ``think_seconds`` the agent is made ready for a waiting person
-    (``agents.opponents.for_play``): a search stops within that wall time a move (unless
-    the spec names its own ``max_ms``), and torch runs one thread."""
+    """The player ``spec`` names (``players.load``: the ``agents`` package's loader) with
+    its failures turned into a ``SetupError``.  With ``think_seconds`` the agent is made
+    ready for a waiting person (``agents.opponents.for_play``): a search stops within that
+    wall time a move (unless the spec names its own ``max_ms``), and torch runs one
+    thread."""
     try:
-        from agents import load_opponent
-        agent = load_opponent(spec, difficulty=difficulty, seed=seed)
-        if think_seconds is not None:
-            from agents.opponents import for_play
-            named = getattr(agent, "max_ms", None)
-            agent = for_play(agent, think_seconds if named is None else named / 1000)
-        return agent
+        return players.load(spec, difficulty=difficulty, seed=seed,
+                            think_seconds=think_seconds)
     except ImportError as e:                      # agents.policy says what to install
         raise SetupError(f"opponent {spec!r}: {e}") from None
     except Exception as e:                                  # noqa: BLE001 -- a clear message
@@ -81,7 +77,7 @@ class PlaySession:
     the seed and the moves so far rebuild every hidden card.
 
     ``think_seconds`` caps the opponent's wall time a move, as a waiting person needs
-    (default ``PLAY_THINK``: ``agents.opponents.PLAY_THINK_SECONDS``; a search stops with
+    (default ``PLAY_THINK``: ``players.PLAY_THINK_SECONDS``; a search stops with
     its best move so far; None: no cap).
 
     ``hint()`` is the coach's move for the person and why (``nivel_env.coach``); with
@@ -111,7 +107,7 @@ class PlaySession:
         except (CardDataError, DeckError) as e:
             raise SetupError(str(e)) from None
         if think_seconds is PLAY_THINK:
-            from agents.opponents import PLAY_THINK_SECONDS as think_seconds
+            think_seconds = players.PLAY_THINK_SECONDS
         self.agent = load_opponent_named(opponent, difficulty, self.seed, think_seconds)
         if hasattr(self.agent, "reset"):
             self.agent.reset()
@@ -131,7 +127,6 @@ class PlaySession:
         self._hint: tuple | None = None              # (game, moves, Hint): the last hint
         self.story = Narrator(self.g, self.human)
         self.log: list[str] = self.story.new_lines()
-        self._mask = np.zeros(N_ACTIONS, dtype=np.int8)
         self._encoder = None
         self.advance()
 
@@ -187,18 +182,10 @@ class PlaySession:
         self.log.extend(self.story.new_lines())
 
     def _opponent_action(self, legal: list[int]) -> int:
-        agent, g, p = self.agent, self.g, self.g.current_player
-        if getattr(agent, "needs_state", False):             # a search agent
-            return int(agent.act_state(g))
-        obs = None
-        if getattr(agent, "needs_observation", True):
-            if self._encoder is None:
-                from .env.encoder import Encoder
-                self._encoder = Encoder(g.db)
-            obs = self._encoder.encode(g, p, legal)
-        self._mask[:] = 0
-        self._mask[legal] = 1
-        return int(agent.act(obs, self._mask))
+        agent, g = self.agent, self.g
+        if self._encoder is None and players.reads_observation(agent):
+            self._encoder = Encoder(g.db)
+        return players.ask(agent, g, legal=legal, encoder=self._encoder)
 
     def advance(self) -> None:
         """Play the opponent's moves and the person's forced ones until the person must

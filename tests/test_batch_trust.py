@@ -13,7 +13,7 @@ import pytest
 from nivel_env.engine import IllegalActionError
 from nivel_env.engine.render import action_meaning
 from nivel_env.env.single import OpponentError
-from nivel_env.vector import GameBatch
+from nivel_env.env.vector import GameBatch
 
 
 def _states(games):
@@ -129,7 +129,7 @@ def test_gamebatch_all_or_nothing_puts_every_game_back():
 
 def test_selfplay_refuses_bad_learner_actions_and_moves_nothing():
     pytest.importorskip("stable_baselines3")
-    from nivel_env.vector_sb3 import SelfPlayVecEnv
+    from nivel_env.env.vector_sb3 import SelfPlayVecEnv
     venv = SelfPlayVecEnv(3, seed=4)
     venv.reset()
     acts = _first_legal(venv.action_masks())
@@ -177,7 +177,7 @@ def test_an_opponent_failure_moves_no_game(how, says):
     were applied in games waiting on the opponent's seat."""
     pytest.importorskip("stable_baselines3")
     from agents import RandomAgent
-    from nivel_env.vector_sb3 import SelfPlayVecEnv
+    from nivel_env.env.vector_sb3 import SelfPlayVecEnv
     flaky = _Flaky(fail_on=range(30, 10_000), how=how)
     venv = SelfPlayVecEnv(4, opponents=[flaky, RandomAgent(0)], seed=5, seat=0)
     venv.reset()
@@ -203,7 +203,7 @@ def test_an_opponent_failure_moves_no_game(how, says):
 def test_a_failed_reset_leaves_the_env_broken_until_a_reset_succeeds():
     pytest.importorskip("stable_baselines3")
     from agents import RandomAgent
-    from nivel_env.vector_sb3 import SelfPlayVecEnv
+    from nivel_env.env.vector_sb3 import SelfPlayVecEnv
     flaky = _Flaky(fail_on=[1], how="raise")
     venv = SelfPlayVecEnv(4, opponents=[flaky], seed=6, seat=1)   # opponent moves first
     with pytest.raises(OpponentError, match="opponent bug"):
@@ -240,7 +240,7 @@ def test_a_dead_worker_gives_a_clear_error_and_reset_starts_it_again():
     after close() a KeyError."""
     pytest.importorskip("stable_baselines3")
     from agents import RandomAgent
-    from nivel_env.vector_workers import WorkerError, WorkerSelfPlayVecEnv
+    from nivel_env.env.vector_workers import WorkerError, WorkerSelfPlayVecEnv
     venv = WorkerSelfPlayVecEnv(2, 2, opponents=[RandomAgent(0)], seed=7)
     try:
         first = venv.reset()
@@ -361,7 +361,7 @@ def test_one_legality_message_names_the_game_the_player_and_the_action():
     """Four checks in three wordings (the batch, the learner's and the opponents' moves in
     SelfPlayVecEnv, the worker env): now ``vector.check_legal`` and one message."""
     pytest.importorskip("stable_baselines3")
-    from nivel_env.vector_sb3 import SelfPlayVecEnv
+    from nivel_env.env.vector_sb3 import SelfPlayVecEnv
     b = GameBatch(4, seat="random")
     b.reset(seed=8)
     acts = _first_legal(b.mask)
@@ -393,9 +393,9 @@ def test_a_selfplay_step_is_checked_once(monkeypatch):
     """``SelfPlayVecEnv`` checked the learner's actions in ``step_async`` and again in
     ``GameBatch.step`` (and every opponent round twice): once is enough."""
     pytest.importorskip("stable_baselines3")
-    import nivel_env.vector as vector
-    import nivel_env.vector_selfplay as selfplay
-    from nivel_env.vector_sb3 import SelfPlayVecEnv
+    import nivel_env.env.vector as vector
+    import nivel_env.env.vector_selfplay as selfplay
+    from nivel_env.env.vector_sb3 import SelfPlayVecEnv
     calls = []
     for module in (vector, selfplay):
         for fn in ("batch_actions", "check_legal"):
@@ -428,9 +428,9 @@ def test_the_batched_envs_check_the_seat_as_the_gym_env_does():
     """``GameBatch(seat=1.0)`` or ``seat=True`` was taken (``1.0 in (0, 1, "random")``);
     SelfPlayVecEnv and the worker env passed it on."""
     pytest.importorskip("stable_baselines3")
-    from nivel_env.vector_selfplay import SelfPlayGames
-    from nivel_env.vector_sb3 import SelfPlayVecEnv
-    from nivel_env.vector_workers import WorkerSelfPlayVecEnv
+    from nivel_env.env.vector_selfplay import SelfPlayGames
+    from nivel_env.env.vector_sb3 import SelfPlayVecEnv
+    from nivel_env.env.vector_workers import WorkerSelfPlayVecEnv
     makers = {"GameBatch": lambda s: GameBatch(2, seat=s),
               "SelfPlayGames": lambda s: SelfPlayGames(2, seat=s),
               "SelfPlayVecEnv": lambda s: SelfPlayVecEnv(2, seat=s),
@@ -453,9 +453,9 @@ def test_weights_errors_name_the_callers_class():
     """``check_weights`` said "SelfPlayVecEnv:" for every caller, the worker env too."""
     pytest.importorskip("stable_baselines3")
     from agents import RandomAgent
-    from nivel_env.vector_selfplay import SelfPlayGames
-    from nivel_env.vector_sb3 import SelfPlayVecEnv
-    from nivel_env.vector_workers import WorkerSelfPlayVecEnv
+    from nivel_env.env.vector_selfplay import SelfPlayGames
+    from nivel_env.env.vector_sb3 import SelfPlayVecEnv
+    from nivel_env.env.vector_workers import WorkerSelfPlayVecEnv
     r = RandomAgent(0)
     for name, make in (("SelfPlayGames", SelfPlayGames), ("SelfPlayVecEnv", SelfPlayVecEnv),
                        ("WorkerSelfPlayVecEnv", lambda n, **kw: WorkerSelfPlayVecEnv(1, n, **kw))):
@@ -488,7 +488,7 @@ def test_a_pool_that_cannot_be_pickled_changes_nothing():
     worker then sent that pool again and failed."""
     pytest.importorskip("stable_baselines3")
     from agents import RandomAgent
-    from nivel_env.vector_workers import WorkerError, WorkerSelfPlayVecEnv
+    from nivel_env.env.vector_workers import WorkerError, WorkerSelfPlayVecEnv
     venv = WorkerSelfPlayVecEnv(2, 1, opponents=[RandomAgent(0)], seed=9)
     try:
         first = venv.reset()
@@ -516,7 +516,7 @@ def test_a_stuck_worker_is_stopped_by_the_timeout_and_close_never_hangs():
     import threading
     import time
     from agents import RandomAgent
-    from nivel_env.vector_workers import WorkerError, WorkerSelfPlayVecEnv
+    from nivel_env.env.vector_workers import WorkerError, WorkerSelfPlayVecEnv
     if not hasattr(signal, "SIGSTOP"):
         pytest.skip("needs SIGSTOP")
     with pytest.raises(ValueError, match="timeout must be a positive number"):
@@ -559,7 +559,7 @@ def test_a_timeout_shorter_than_a_workers_start_up_still_builds_the_env():
     more for its first, so an env with a short timeout can be built and reset."""
     pytest.importorskip("stable_baselines3")
     from agents import RandomAgent
-    from nivel_env.vector_workers import WorkerSelfPlayVecEnv
+    from nivel_env.env.vector_workers import WorkerSelfPlayVecEnv
     venv = WorkerSelfPlayVecEnv(2, 1, opponents=[RandomAgent(0)], seed=3, timeout=0.5)
     try:
         venv.reset()

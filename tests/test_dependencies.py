@@ -43,8 +43,8 @@ PLAYS_POLICIES = ("train", "rllib", "tianshou")
 INSTALLS = {
     "nivel_env/web/*": ("web",),                    # python -m nivel_env serve
     "nivel_env/checks/web.py": ("web", "dev"),     # the check's browser answers: TestClient
-    "nivel_env/vector_sb3.py": ("train",),          # SB3's VecEnv
-    "nivel_env/vector_workers.py": ("train",),
+    "nivel_env/env/vector_sb3.py": ("train",),          # SB3's VecEnv
+    "nivel_env/env/vector_workers.py": ("train",),
     "train.py": ("train",),
     "agents/sb3_policy.py": ("train",),
     "nivel_env/tournaments/ray_backend.py": ("ray",),  # evaluate.py --ray

@@ -155,7 +155,7 @@ def test_export_and_read_round_trip_plays_the_same(tmp_path, net):
         with torch.no_grad():
             x = torch.as_tensor(obs).reshape(1, -1)
             a = model.policy.get_distribution(x, action_masks=mask.reshape(1, -1))
-            lb = torch.as_tensor(agent._logits(x.numpy(), mask.reshape(1, -1))[0][mask])
+            lb = torch.as_tensor(agent.logits(x.numpy(), mask.reshape(1, -1))[0][mask])
             va, vb = model.policy.predict_values(x), agent.policy.predict_values(x)
         la = a.distribution.logits[0][mask]
         # float16 storage: same ranking of legal moves up to fp16 rounding

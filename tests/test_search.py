@@ -71,7 +71,7 @@ def test_search_plays_wherever_an_agent_does(prior):
     from agents import RandomAgent
     from agents.arena import play_game
     from nivel_env import NivelArenaGymEnv
-    from nivel_env.vector_sb3 import SelfPlayVecEnv
+    from nivel_env.env.vector_sb3 import SelfPlayVecEnv
     fast = dict(simulations=4, worlds=2)
     r = play_game(load_deck("ember-rush"), load_deck("stone-bastion"), 1,
                   [SearchAgent(prior, seed=0, **fast), RandomAgent(0)])

@@ -6,7 +6,7 @@ import pytest
 
 from nivel_env import env
 from nivel_env.engine import IllegalActionError
-from nivel_env.vector import GameBatch
+from nivel_env.env.vector import GameBatch
 
 
 def test_batch_equals_independent_aec_envs():
@@ -110,7 +110,7 @@ def test_selfplay_vecenv_trains_with_maskable_ppo():
     from stable_baselines3.common.vec_env import VecEnv
 
     from agents import HeuristicAgent, RandomAgent, load_opponent
-    from nivel_env.vector_sb3 import SelfPlayVecEnv
+    from nivel_env.env.vector_sb3 import SelfPlayVecEnv
     venv = SelfPlayVecEnv(8, opponents=[RandomAgent(0), HeuristicAgent(0),
                                         load_opponent("nv1-ppo", difficulty="normal", seed=1)],
                           seed=0)
@@ -147,8 +147,8 @@ def test_worker_processes_equal_one_process():
     6 games does, observation for observation."""
     pytest.importorskip("sb3_contrib")
     from agents import HeuristicAgent, RandomAgent
-    from nivel_env.vector_sb3 import SelfPlayVecEnv
-    from nivel_env.vector_workers import WorkerSelfPlayVecEnv
+    from nivel_env.env.vector_sb3 import SelfPlayVecEnv
+    from nivel_env.env.vector_workers import WorkerSelfPlayVecEnv
     one = SelfPlayVecEnv(6, opponents=[_deterministic_opponent()], seed=3)
     many = WorkerSelfPlayVecEnv(2, 3, opponents=[_deterministic_opponent()], seed=3)
     try:
@@ -176,7 +176,7 @@ def test_worker_processes_equal_one_process():
 
 def test_pool_changes_keep_games_under_way():
     from agents import HeuristicAgent, RandomAgent
-    from nivel_env.vector_sb3 import SelfPlayVecEnv
+    from nivel_env.env.vector_sb3 import SelfPlayVecEnv
     a, b = RandomAgent(0), HeuristicAgent(0)
     a.label, b.label = "first", "second"
     venv = SelfPlayVecEnv(8, opponents=[a], seed=0)
@@ -203,7 +203,7 @@ def test_selfplay_vecenv_contract():
     pytest.importorskip("sb3_contrib")
     from stable_baselines3.common.vec_env import VecCheckNan
 
-    from nivel_env.vector_sb3 import SelfPlayVecEnv
+    from nivel_env.env.vector_sb3 import SelfPlayVecEnv
     inner = SelfPlayVecEnv(4, seed=1)
     venv = VecCheckNan(inner, raise_exception=True)
     obs = venv.reset()
@@ -231,7 +231,7 @@ def test_pointer_head_scores_a_hand_card_from_its_own_row():
     from nivel_env.engine import actions as A
     from nivel_env.env import encoder as E
     from nivel_env.env.card_features import WIDTH
-    from nivel_env.vector_sb3 import SelfPlayVecEnv
+    from nivel_env.env.vector_sb3 import SelfPlayVecEnv
     cls, kw = pointer_policy(card_dim=16, key_dim=8, trunk_dim=32)
     venv = SelfPlayVecEnv(2, seed=0)
     policy = sb3_contrib.MaskablePPO(cls, venv, policy_kwargs=kw, n_steps=8, seed=0).policy
@@ -270,7 +270,7 @@ def test_pointer_policy_file_round_trip(tmp_path):
     from agents.network import pointer_policy
     from agents import load_opponent
     from agents.policy import PolicyAgent, export_policy
-    from nivel_env.vector_sb3 import SelfPlayVecEnv
+    from nivel_env.env.vector_sb3 import SelfPlayVecEnv
     cls, kw = pointer_policy(card_dim=16, key_dim=8, trunk_dim=32)
     model = sb3_contrib.MaskablePPO(cls, SelfPlayVecEnv(2, seed=0), policy_kwargs=kw,
                                     n_steps=8, seed=0, device="cpu")
@@ -282,6 +282,6 @@ def test_pointer_policy_file_round_trip(tmp_path):
     mine = PolicyAgent(policy=model.policy, meta={})
     loaded = load_opponent(str(path))
     # the file keeps float16 weights: the same moves, logits within rounding
-    np.testing.assert_allclose(loaded._logits(b.obs, b.mask), mine._logits(b.obs, b.mask),
+    np.testing.assert_allclose(loaded.logits(b.obs, b.mask), mine.logits(b.obs, b.mask),
                                atol=2e-2)
     assert list(loaded.act_batch(b.obs, b.mask)) == list(mine.act_batch(b.obs, b.mask))

@@ -12,6 +12,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .. import players
 from ..cards.deck import Deck, parse_deck
 from .determinism import deck_text, determinism_errors
 from .hidden import agent_hidden_errors, hidden_info_errors, narration_errors
@@ -179,13 +180,12 @@ def _game_readers(specs, seed: int) -> tuple[list, str]:
     agent reading the observation is held to hidden information by the ``hidden``
     check, which checks the observation itself)."""
     try:
-        from agents import load_opponent
-        loaded = [(spec, load_opponent(spec, seed=seed)) for spec in specs]
+        loaded = [(spec, players.load(spec, seed=seed)) for spec in specs]
     except ImportError as e:                          # agents.policy says what to install
         return [], str(e)
     except (ValueError, TypeError) as e:              # an unknown name, a bad policy file
         raise CheckInputError(f"--agents: {e}") from None
-    readers = [(spec, a) for spec, a in loaded if getattr(a, "needs_state", False)]
+    readers = [(spec, a) for spec, a in loaded if players.reads_game(a)]
     if not readers:
         return [], (f"{', '.join(specs)} read(s) the observation, not the game: the hidden "
                     f"check covers that")

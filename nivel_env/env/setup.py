@@ -1,5 +1,6 @@
 """What both environments share: decks from options, seeds, starting a game, the encoder
-(``GameSource``), and the uniform random player (``RandomAgent``).
+(``GameSource``).  (The uniform random player, the environments' default opponent, is
+``nivel_env.players.RandomAgent``.)
 
 Decks may be given as bundled names, file paths or ``Deck`` objects.  With no
 decks the environment draws a pair of bundled decks per episode from its own
@@ -9,8 +10,6 @@ from __future__ import annotations
 
 import secrets
 from pathlib import Path
-
-import numpy as np
 
 from ..cards import CardDB, Deck, list_decks, load_deck, load_card_db
 from ..engine import RuleConfig, new_game
@@ -133,22 +132,3 @@ class GameSource:
             self.encoder = Encoder(game.db)
         return game, pair
 
-
-class RandomAgent:
-    """Uniform over the legal actions; seeded, so a run can be repeated.  The environments'
-    default opponent and ``agents.RandomAgent`` (the ``random`` opponent, ``novice``)."""
-
-    #: it never reads the observation, so environments may pass None (and skip encoding)
-    needs_observation = False
-
-    def __init__(self, seed: int | None = None):
-        self.rng = np.random.default_rng(seed)
-
-    def reset(self) -> None:
-        pass
-
-    def act(self, observation, action_mask) -> int:
-        legal = np.flatnonzero(np.asarray(action_mask))
-        if legal.size == 0:
-            raise ValueError("RandomAgent.act: the action mask has no legal action")
-        return int(legal[self.rng.integers(legal.size)])

@@ -28,19 +28,21 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
+from .. import players
 from ..engine import N_ACTIONS, RuleConfig
 from ..engine.errors import IllegalActionError, as_int
 from ..engine.render import action_meaning
+from ..players import RandomAgent
 from .actions import ILLEGAL_REWARD, action_id, check_illegal_mode
 from .encoder import observation_box
-from .setup import GameSource, RandomAgent, check_seed
+from .setup import GameSource, check_seed
 
 
 class OpponentError(IllegalActionError):
     """The embedded opponent raised or chose an illegal move; the episode is over."""
 
 
-#: the default opponent's class (one with ``agents.RandomAgent``)
+#: the default opponent's class (``nivel_env.players.RandomAgent``, also ``agents.RandomAgent``)
 RandomOpponent = RandomAgent
 
 
@@ -179,18 +181,21 @@ class NivelArenaGymEnv(gymnasium.Env):
         opp = 1 - self.seat
         policy, who = self._opponent, self.opponent
         if policy is None:
-            policy, who = self._default_opponent.act, self._default_opponent
-        observe = getattr(who, "needs_observation", True)
-        if getattr(who, "needs_state", False):           # a search agent: the game itself
-            policy = lambda obs, mask: who.act_state(g)   # noqa: E731
+            who = self._default_opponent
+        # an object with act() is asked through the player protocol; a bare callable is
+        # called with (observation, action_mask) itself
+        asked = who if policy is None or callable(getattr(who, "act", None)) else None
+        enc = self._source.encoder
         while g.current_player == opp:
             legal = g.legal_actions()
-            mask = np.zeros(N_ACTIONS, dtype=np.int8)
-            mask[legal] = 1
-            obs = self._source.encoder.encode(g, opp, legal).copy() if observe else None
             name = type(who).__name__
             try:
-                a = policy(obs, mask)
+                if asked is not None:
+                    a = players.ask(asked, g, opp, legal=legal, encoder=enc)
+                else:
+                    mask = np.zeros(N_ACTIONS, dtype=np.int8)
+                    mask[legal] = 1
+                    a = policy(enc.encode(g, opp, legal).copy(), mask)
             except Exception as e:
                 self._fail(f"{name} raised {type(e).__name__}: {e}")
                 raise OpponentError(f"NivelArenaGymEnv: the opponent ({name}) raised "

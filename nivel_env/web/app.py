@@ -55,6 +55,7 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from .. import players
 from ..cards import CardDataError, Deck, DeckError, list_decks, load_deck
 from ..narrate import replay_seat, replay_story
 from ..difficulty import DEFAULT_DIFFICULTY, DIFFICULTIES
@@ -147,27 +148,20 @@ class ServerConfig:
 
 
 def default_opponents() -> dict:
-    """The difficulty ladder first, then the named agents."""
-    try:
-        from agents.opponents import LEVELS, SEARCHES, bundled_opponents
-    except ImportError:                                   # the agents package is absent
+    """The difficulty ladder first, then the named agents (``players.names``: what the
+    installed player loaders list); random and heuristic when none lists any."""
+    named = players.names()
+    if not named:                                         # the agents package is absent
         return {"random": ("random", "random: moves at random"),
                 "heuristic": ("heuristic", "heuristic: rule-based")}
-    words = {"random": "moves at random", "heuristic": "the rule-based heuristic, greedy",
-             **{s: f"search over {p}" for s, (p, _) in SEARCHES.items()},
-             **{name: what for name, (_spec, what) in LEVELS.items()}}
-    return {name: (name, f"{name}: {words.get(name, 'a shipped trained policy')}")
-            for name in list(LEVELS) + [n for n in bundled_opponents() if n not in LEVELS]}
+    return {name: (name, f"{name}: {what}") for name, what in named.items()}
 
 
 def needs_torch(spec: str) -> bool:
     """Whether an opponent is a trained policy or searches over one (it needs torch)."""
     base = spec.split(":")[0]
-    try:
-        from agents.opponents import LEVELS
-        base = LEVELS[base][0].split(":")[0] if base in LEVELS else base
-    except ImportError:
-        pass
+    levels = players.levels()
+    base = levels[base][0].split(":")[0] if base in levels else base
     return base not in ("random", "heuristic")
 
 

@@ -14,7 +14,7 @@ what a PettingZoo AEC env reset with seed ``s + i`` deals, episode after episode
 episodes by plain ``reset()``), with the same observations and masks for the player to
 act (a test compares them step by step).
 
-    from nivel_env.vector import GameBatch
+    from nivel_env.env.vector import GameBatch
     b = GameBatch(64)
     b.reset(seed=0)
     while True:
@@ -40,12 +40,12 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from .engine import N_ACTIONS, RuleConfig, new_game
-from .engine.errors import ACTION_ID, IllegalActionError, action_id
-from .engine.render import action_meaning
-from .env.encoder import OBS_SIZE, Encoder
-from .env.setup import DeckChoice, SeedStream, check_seed
-from .env.single import check_seat
+from ..engine import N_ACTIONS, RuleConfig, new_game
+from ..engine.errors import ACTION_ID, IllegalActionError, action_id
+from ..engine.render import action_meaning
+from .encoder import OBS_SIZE, Encoder
+from .setup import DeckChoice, SeedStream, check_seed
+from .single import check_seat
 
 
 def batch_actions(actions, n: int, where: str, rows=None) -> np.ndarray:

@@ -28,12 +28,12 @@ and deals every game anew.  Commands are pickled before any is sent, so a pool m
 that cannot be pickled changes nothing.  ``close()`` never hangs: a worker that has not
 stopped within its ``timeout`` is terminated.  After ``close()`` every call raises.
 
-    from agents import HeuristicAgent, RandomAgent
-    from nivel_env.vector_workers import WorkerSelfPlayVecEnv
+    from nivel_env.env.vector_workers import WorkerSelfPlayVecEnv
+    from nivel_env.players import RandomAgent, load
 
     if __name__ == "__main__":          # workers are spawned: they import this script
-        venv = WorkerSelfPlayVecEnv(2, 32, opponents=[RandomAgent(0), HeuristicAgent(0)],
-                                    seed=0)
+        venv = WorkerSelfPlayVecEnv(2, 32, seed=0,
+                                    opponents=[RandomAgent(0), load("heuristic", seed=0)])
         ...
         venv.close()
 """
@@ -50,12 +50,13 @@ import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
-from .engine import N_ACTIONS
-from .env.encoder import observation_box
-from .env.single import check_seat
+from ..engine import N_ACTIONS
+from ..players import RandomAgent, label_of
+from .encoder import observation_box
+from .single import check_seat
 from .vector import batch_actions, check_legal
 from .vector_sb3 import WholeBatchMethods
-from .vector_selfplay import SHARED, check_weights, label_of, serve_worker, shared_views
+from .vector_selfplay import SHARED, check_weights, serve_worker, shared_views
 
 
 class WorkerError(RuntimeError):
@@ -101,7 +102,6 @@ class WorkerSelfPlayVecEnv(WholeBatchMethods, VecEnv):
                              f"seconds or None, got {timeout!r}"[:200])
         self.timeout = timeout
         if opponents is None:
-            from agents import RandomAgent
             opponents = [RandomAgent(seed)]
         opponents = list(opponents)
         check_weights(opponents, weights, "WorkerSelfPlayVecEnv")

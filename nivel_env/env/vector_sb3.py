@@ -2,9 +2,10 @@
 
 Every game has one learner seat; the other seat is played by a member of ``opponents``
 (drawn per deal with ``weights``).  ``step_wait`` applies the learner's moves, then
-answers every game waiting on an opponent with one batched call per member --
-``member.act_batch(observations, masks)`` when it has one (a policy: one forward for all
-its games), else its ``act`` row by row -- until every game waits on the learner again
+answers every game waiting on an opponent with one batched call per member
+(``nivel_env.players.ask_batch``: ``member.act_batch(observations, masks)`` when it has
+one -- a policy: one forward for all its games --, else its ``act`` row by row) until
+every game waits on the learner again
 (``vector_selfplay.SelfPlayGames``, which this class adds SB3's interface to).
 sb3-contrib's MaskablePPO trains on it unchanged (``env_method("action_masks")``).
 
@@ -22,9 +23,9 @@ leaves the env broken: every call but ``reset`` raises, saying why, until a ``re
 succeeds.  After ``close()`` every call raises.
 
     from sb3_contrib import MaskablePPO
-    from agents import HeuristicAgent, RandomAgent
-    from nivel_env.vector_sb3 import SelfPlayVecEnv
-    venv = SelfPlayVecEnv(64, opponents=[RandomAgent(0), HeuristicAgent(0)], seed=0)
+    from nivel_env.env.vector_sb3 import SelfPlayVecEnv
+    from nivel_env.players import RandomAgent, load
+    venv = SelfPlayVecEnv(64, opponents=[RandomAgent(0), load("heuristic", seed=0)], seed=0)
     MaskablePPO("MlpPolicy", venv, n_steps=64).learn(10_000)
 """
 from __future__ import annotations
@@ -33,9 +34,10 @@ import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
-from .engine import N_ACTIONS
-from .env.encoder import observation_box
-from .vector_selfplay import OpponentError, SelfPlayGames, act_batch, label_of
+from ..engine import N_ACTIONS
+from .encoder import observation_box
+from ..players import label_of
+from .vector_selfplay import OpponentError, SelfPlayGames
 
 
 class WholeBatchMethods:
@@ -120,4 +122,4 @@ class SelfPlayVecEnv(SelfPlayGames, WholeBatchMethods, VecEnv):
         return hasattr(self, attr_name)
 
 
-__all__ = ["OpponentError", "SelfPlayVecEnv", "WholeBatchMethods", "act_batch", "label_of"]
+__all__ = ["OpponentError", "SelfPlayVecEnv", "WholeBatchMethods", "label_of"]

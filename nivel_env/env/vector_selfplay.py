@@ -4,9 +4,10 @@
 and each worker process of ``vector_workers.WorkerSelfPlayVecEnv`` run: every game has one
 learner seat; the other seat is played by a member of ``opponents`` (drawn per deal with
 ``weights``).  ``advance`` applies the learner's moves, then answers every game waiting on
-an opponent with one batched call per member -- ``member.act_batch(observations, masks)``
-when it has one (a policy: one forward for all its games), else its ``act`` row by row --
-until every game waits on the learner again.  It lives apart from the SB3 classes so that
+an opponent with one batched call per member (``nivel_env.players.ask_batch``: the
+member's ``act_batch(observations, masks)`` when it has one -- a policy: one forward for
+all its games --, else its ``act`` row by row, or a search's ``act_state`` per game) until
+every game waits on the learner again.  It lives apart from the SB3 classes so that
 a worker process starts without importing Stable-Baselines3 and torch (unless an opponent
 needs torch).
 
@@ -32,32 +33,11 @@ from multiprocessing import shared_memory
 
 import numpy as np
 
-from .engine import N_ACTIONS
-from .env.encoder import OBS_SIZE
-from .env.single import OpponentError, check_seat
+from ..engine import N_ACTIONS
+from ..players import RandomAgent, ask_batch, label_of, reads_game
+from .encoder import OBS_SIZE
+from .single import OpponentError, check_seat
 from .vector import GameBatch, batch_actions, check_legal
-
-
-def act_batch(agent, obs: np.ndarray, masks: np.ndarray, games=None) -> np.ndarray:
-    """Moves of ``agent`` for a batch of rows: its ``act_batch`` if it has one, else ``act``
-    row by row (``None`` for observations when it does not read them); a search agent
-    (``needs_state``) gets ``act_state(game)`` for each of ``games``.  The answer must be
-    one integer id per row (``batch_actions``): a float is refused, never truncated."""
-    where = f"{label_of(agent)}'s moves"
-    if getattr(agent, "needs_state", False):
-        if games is None:
-            raise TypeError(f"{type(agent).__name__} searches the game: give the games")
-        return batch_actions([agent.act_state(g) for g in games], len(games), where)
-    if hasattr(agent, "act_batch"):
-        return batch_actions(agent.act_batch(obs, masks), len(masks), where)
-    see = getattr(agent, "needs_observation", True)
-    return batch_actions([agent.act(obs[k] if see else None, masks[k])
-                          for k in range(len(masks))], len(masks), where)
-
-
-def label_of(agent) -> str:
-    """A short name for an opponent in infos and logs: its ``label``, else its class."""
-    return str(getattr(agent, "label", None) or type(agent).__name__)
 
 
 def check_weights(opponents, weights, where: str) -> np.ndarray:
@@ -90,7 +70,6 @@ class SelfPlayGames:
                  out=None):
         seat = check_seat(seat, type(self).__name__)
         if opponents is None:
-            from agents import RandomAgent
             opponents = [RandomAgent(seed)]
         self.opponents = list(opponents)
         if not self.opponents:
@@ -250,8 +229,9 @@ class SelfPlayGames:
         idx = np.flatnonzero(rows)
         name, me = label_of(m), type(self).__name__
         try:
-            games = [b.games[i] for i in idx] if getattr(m, "needs_state", False) else None
-            got = act_batch(m, b.obs[rows], b.mask[rows], games)
+            games = [b.games[i] for i in idx] if reads_game(m) else None
+            got = batch_actions(ask_batch(m, b.obs[rows], b.mask[rows], games), len(idx),
+                                f"{name}'s moves")
         except Exception as e:
             raise OpponentError(f"{me}.step: the opponent {name} (games {_games(idx)}) raised "
                                 f"{type(e).__name__}: {e}; no game moved") from e
@@ -342,4 +322,4 @@ def serve_worker(conn, names: dict, n_total: int, lo: int, hi: int, kwargs: dict
                 pass
 
 
-__all__ = ["OpponentError", "SelfPlayGames", "act_batch", "check_weights", "label_of"]
+__all__ = ["OpponentError", "SelfPlayGames", "check_weights", "label_of"]
