@@ -24,7 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents import RandomAgent  # noqa: E402
-from agents.arena import play_game  # noqa: E402
+from nivel_env.tournaments.arena import play_game  # noqa: E402
 from nivel_env.tournaments.ratings import wilson  # noqa: E402
 from nivel_env.cards import list_decks, load_card_db, load_deck  # noqa: E402
 

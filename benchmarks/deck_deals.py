@@ -34,7 +34,7 @@ DESIGNS = ("mirror", "swap", "independent")
 def play_three(task):
     """One seed of one deck pair, the second game three ways: the first deck's points in
     each design (0..2)."""
-    from agents.arena import play_game
+    from nivel_env.tournaments.arena import play_game
     from nivel_env.tournaments.games import cached_agent, cached_deck
     d0, d1, pilot, seed = task
     a, b = cached_deck(d0), cached_deck(d1)

@@ -47,7 +47,7 @@ def main() -> None:
     t, c = time.perf_counter(), cpu()
     how = args.how
     if how == "before":
-        from agents.arena import head_to_head
+        from nivel_env.tournaments.arena import head_to_head
         r = {"heuristic": head_to_head(me, HeuristicAgent(999), decks, args.deals, 999),
              "random": head_to_head(me, RandomAgent(999), decks, args.deals, 999)}
     else:

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from agents import HeuristicAgent, RandomAgent, bundled_opponents, load_opponent
-from agents.arena import head_to_head, play_game
+from nivel_env.tournaments.arena import head_to_head, play_game
 from nivel_env.tournaments.ratings import bootstrap_ratings, bradley_terry, points_matrix, wilson
 from nivel_env.cards import list_decks, load_deck
 from nivel_env.engine import N_ACTIONS, new_game

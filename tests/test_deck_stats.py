@@ -149,7 +149,7 @@ def test_card_table_by_hand(tmp_path):
 
 def test_card_log_of_a_real_game():
     from agents import HeuristicAgent
-    from agents.arena import play_game
+    from nivel_env.tournaments.arena import play_game
     from nivel_env.cards import load_deck
     a, b = load_deck("ember-rush"), load_deck("tide-scholars")
     cards: list = []

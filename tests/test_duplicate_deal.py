@@ -53,7 +53,7 @@ def test_mirrored_replay_round_trip_and_the_flag_is_checked(decks, tmp_path):
     a, b = decks
     g = new_game(b, a, 9, mirror=True)
     agents = (HeuristicAgent(seed=1), HeuristicAgent(seed=2))
-    from agents.arena import play_game
+    from nivel_env.tournaments.arena import play_game
     actions: list = []
     r = play_game(b, a, 9, agents, record=actions, mirror=True)
     path = record_game(b, a, 9, actions, mirror=True).write(tmp_path / "m.jsonl")

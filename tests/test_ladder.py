@@ -31,7 +31,7 @@ def test_heuristic_settings_and_bad_settings_name_the_fault():
 
 
 def test_a_random_share_heuristic_plays_legal_moves_and_is_weaker():
-    from agents.arena import head_to_head
+    from nivel_env.tournaments.arena import head_to_head
     from nivel_env.cards import load_deck
     decks = [load_deck("ember-rush"), load_deck("stone-bastion")]
     r = head_to_head(load_opponent("heuristic", seed=1),

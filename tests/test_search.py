@@ -69,7 +69,7 @@ def test_search_plays_wherever_an_agent_does(prior):
     """The arena, the Gym wrapper's embedded opponent and the batched self-play env hand a
     search agent the game (act_state), never an observation."""
     from agents import RandomAgent
-    from agents.arena import play_game
+    from nivel_env.tournaments.arena import play_game
     from nivel_env import NivelArenaGymEnv
     from nivel_env.env.vector_sb3 import SelfPlayVecEnv
     fast = dict(simulations=4, worlds=2)
@@ -107,7 +107,7 @@ def test_search_keeps_to_its_budget(prior):
 def test_the_shipped_search_agent_plays_whole_games():
     """The shipped nv2-search (value head fit for nv2-ppo) plays whole games legally."""
     from agents import RandomAgent
-    from agents.arena import play_game
+    from nivel_env.tournaments.arena import play_game
     s = load_opponent("nv2-search:simulations=8,worlds=2", seed=0)
     assert s.value is not None
     r = play_game(load_deck("ember-rush"), load_deck("stone-bastion"), 4,

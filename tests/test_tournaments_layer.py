@@ -1,8 +1,7 @@
 """The tournament package (nivel_env/tournaments/) sits beside the players, never on top of
 one: it takes players as spec strings through ``nivel_env.players.load``, so it imports no
-agent -- at module level, inside a function or by ``importlib`` -- save the game loops
-``agents.arena`` / ``agents.lockstep`` on lines marked ``# moved with arena`` until they
-move into the package.  Where the games run is a ``Runner`` passed down to each command,
+agent -- at module level, inside a function or by ``importlib``; its game loops
+(``arena``, ``lockstep``) ask players through ``nivel_env.players``.  Where the games run is a ``Runner`` passed down to each command,
 not a module global set by the command line."""
 from __future__ import annotations
 
@@ -15,9 +14,6 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "nivel_env" / "tournaments"
-MARK = "# moved with arena"
-#: the agents modules a marked line may import until the lead moves them into the package
-STILL_IN_AGENTS = {"agents.arena", "agents.lockstep"}
 
 
 def _absolute(module: str | None, level: int, here: str) -> str:
@@ -33,8 +29,7 @@ def _is_agents(name: str) -> bool:
 
 
 def agents_imports(source: str, module: str) -> list[str]:
-    """``line: what`` for each import of ``agents`` in ``source`` (the module ``module``)
-    that is not a marked import of ``STILL_IN_AGENTS``."""
+    """``line: what`` for each import of ``agents`` in ``source`` (the module ``module``)."""
     lines = source.splitlines()
     out = []
     for node in ast.walk(ast.parse(source)):
@@ -53,11 +48,7 @@ def agents_imports(source: str, module: str) -> list[str]:
         bad = [n for n in names if _is_agents(n)]
         if not bad:
             continue
-        text = lines[node.lineno - 1]
-        if isinstance(node, (ast.Import, ast.ImportFrom)) and MARK in text and all(
-                any(n == m or n.startswith(m + ".") for m in STILL_IN_AGENTS) for n in bad):
-            continue
-        out.append(f"{node.lineno}: {text.strip()}")
+        out.append(f"{node.lineno}: {lines[node.lineno - 1].strip()}")
     return out
 
 
@@ -76,20 +67,12 @@ def test_the_tournament_package_imports_no_agent():
     "from agents.heuristic import HeuristicAgent\n",
     "import agents\n",
     "def f():\n    from agents import load_opponent\n",
-    "def f():\n    from agents.arena import play_game\n",          # unmarked
-    "from agents.heuristic import H  # moved with arena\n",   # marked, not arena
+    "def f():\n    from agents.arena import play_game\n",
     "import importlib\nimportlib.import_module('agents.opponents')\n",
     "from ... import agents\n",
 ])
 def test_the_check_catches_each_way_in(source):
     assert agents_imports(source, "nivel_env.tournaments.games")
-
-
-def test_the_check_lets_the_marked_arena_lines_through():
-    ok = ("from agents.arena import play_game  # moved with arena\n"
-          "def f():\n    from agents.lockstep import play_lockstep  # moved with arena\n"
-          "from nivel_env import players\nfrom .games import cached_agent\n")
-    assert agents_imports(ok, "nivel_env.tournaments.games") == []
 
 
 SPECS = ["heuristic", "nv2-ppo", "nv2-ppo:random_share=0.2", "nv2-search:simulations=8",

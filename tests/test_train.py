@@ -20,7 +20,7 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("sb3_contrib")
 
 from agents import HeuristicAgent, load_opponent  # noqa: E402
-from agents.arena import play_game  # noqa: E402
+from nivel_env.tournaments.arena import play_game  # noqa: E402
 from nivel_env.cards import list_decks, load_deck  # noqa: E402
 from nivel_env.engine import N_ACTIONS, new_game  # noqa: E402
 from nivel_env.env.encoder import Encoder  # noqa: E402
@@ -232,7 +232,7 @@ def test_lockstep_against_an_opponent_plays_the_games_play_game_plays():
     """The batched evaluation plays, deal for deal and move for move, what
     arena.play_game plays with the same agents, each seat's generator seeded as
     policy_eval seeds it."""
-    from agents.lockstep import play_lockstep
+    from nivel_env.tournaments.lockstep import play_lockstep
     from nivel_env.tournaments.policy_eval import deals
     decks = [load_deck(n) for n in list_decks()]
     me, opp = load_opponent("nv2-ppo"), HeuristicAgent(0)

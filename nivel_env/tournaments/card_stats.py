@@ -39,7 +39,7 @@ def card_table(units, samples: int = 1000, seed: int = 0, decks=None, names=None
                deck_lists=None, min_games: int = MIN_GAMES) -> list:
     """Rows per (deck, card) from ``units``: lists of game sides, each a dict with
     ``deck``, ``points`` (1, 0.5, 0) and the card-id lists ``opening``, ``in_hand`` and
-    ``played`` (``agents.arena.CardLog``).  ``decks``: keep only these deck names.
+    ``played`` (``nivel_env.tournaments.arena.CardLog``).  ``decks``: keep only these deck names.
     ``names``: card id -> display name.  ``deck_lists``: deck name -> its card ids, so
     that a card never drawn still gets a row.  A rate over fewer than ``min_games`` games
     is left empty (None), and so is the IWD when either of its rates is (a card in hand in

@@ -44,7 +44,7 @@ def run_deck_tasks(tasks, args, runner: Runner, desc: str, pool=None,
     """``decks``-mode tasks on ``runner`` (or ``pool``), in lockstep blocks when the pilot
     is a policy (the same games, far fewer forwards), else one seed at a time; results in
     task order, each handed to ``writer`` as it arrives."""
-    from agents.lockstep import lockstep_ready  # moved with arena
+    from .lockstep import lockstep_ready
     progress = not args.no_progress if progress is None else progress
     if not lockstep_ready(cached_agent(args.pilot, 0)):
         return run_tasks(tasks, runner, desc, progress, pool,

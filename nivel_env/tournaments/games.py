@@ -15,7 +15,7 @@ import numpy as np
 
 from nivel_env import players
 
-from agents.arena import play_game  # moved with arena
+from .arena import play_game
 
 from .specs import deck_file, player_file
 
@@ -115,9 +115,9 @@ BLOCK = 32          # seeds per lockstep block: 64 games share each forward
 
 def play_block(block):
     """A block of ``play_pair`` tasks (one deck pair, consecutive seeds) in a deck mode
-    with a policy pilot: all their games in lockstep (``agents.lockstep``), one
+    with a policy pilot: all their games in lockstep (``nivel_env.tournaments.lockstep``), one
     forward per step.  Returns what ``play_pair`` returns for each task, in order."""
-    from agents.lockstep import play_lockstep  # moved with arena
+    from .lockstep import play_lockstep
     d0, d1, pilot, mode = block[0][0], block[0][1], block[0][2], block[0][6]
     agent = cached_agent(pilot, 0)
     games, rngs, meta = [], [], []

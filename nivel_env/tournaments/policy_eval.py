@@ -20,8 +20,8 @@ from functools import partial
 
 import numpy as np
 
-from agents.arena import deals  # moved with arena
-from agents.lockstep import play_lockstep  # moved with arena
+from .arena import deals
+from .lockstep import play_lockstep
 from nivel_env import players
 
 from .games import cached_agent, cached_deck

@@ -6,7 +6,7 @@ games run one at a time.  ``play_lockstep`` plays a block of games side by side:
 step every game waiting on the policy contributes its observation to one batch, and the
 moves come back together.
 
-It plays exactly the games ``agents.arena.play_game`` would: each game and seat gets its
+It plays exactly the games ``nivel_env.tournaments.arena.play_game`` would: each game and seat gets its
 own generator, seeded as evaluate.py seeds a seat's agent for that game, and each row's
 move is chosen with that generator from the row's logits (``PolicyAgent.choose``), a
 forced move skips the network when the agent would skip it.  (A batched forward may
