@@ -149,7 +149,7 @@ class SearchAgent:
         self.batch = int(batch)
         self.prior_temperature = float(prior_temperature)
         if value is not None and not callable(value):
-            from .value_fit import load_value_head
+            from .value import load_value_head
             value = load_value_head(value, policy_path)
         self.value = value
         self.seed = seed
@@ -333,7 +333,7 @@ class SearchAgent:
         """Action logits and value estimates for a batch of observations (one forward)."""
         import torch as th
 
-        from .value_fit import value_features
+        from .value import value_features
         p = self.net
         if self.threads is not None and th.get_num_threads() != self.threads:
             th.set_num_threads(self.threads)     # per OS thread: OpenMP keeps one each

@@ -47,7 +47,7 @@ def main() -> None:
     head = None
     if args.value:
         from agents.opponents import policy_file
-        from agents.value_fit import load_value_head, value_features
+        from agents.value import load_value_head, value_features
         head = load_value_head(args.value, policy_file(args.policy))
     rng = np.random.default_rng(args.seed)
     for i in range(args.games):

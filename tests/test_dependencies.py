@@ -50,7 +50,9 @@ INSTALLS = {
     "nivel_env/tournaments/ray_backend.py": ("ray",),  # evaluate.py --ray
     "agents/policy.py": PLAYS_POLICIES,
     "agents/network.py": PLAYS_POLICIES,
-    "agents/value_fit.py": PLAYS_POLICIES,          # the search agents' value heads
+    "agents/value.py": PLAYS_POLICIES,              # the search agents' value heads
+    "agents/value_fit.py": PLAYS_POLICIES,          # the command that fits them
+    "agents/training.py": ("train",),               # train.py's loop: SB3
     "agents/search.py": PLAYS_POLICIES,
     "examples/rllib_selfplay.py": ("rllib",),
     "examples/tianshou_selfplay.py": ("tianshou",),

@@ -93,7 +93,7 @@ def _user_file_loaders() -> dict:
     except ImportError:
         return out
     from agents.policy import PolicyFileError, read_policy_file
-    from agents.value_fit import ValueFileError, load_value_head
+    from agents.value import ValueFileError, load_value_head
     out["policy"] = (read_policy_file, PolicyFileError)
     out["value head"] = (load_value_head, ValueFileError)
     return out
@@ -115,7 +115,7 @@ def test_policy_files_and_value_heads_over_their_caps(tmp_path):
     """The size cap is the same check's: the file's size and the cap, never read."""
     pytest.importorskip("torch")
     from agents.policy import PolicyFileError, read_policy_file
-    from agents.value_fit import ValueFileError, load_value_head
+    from agents.value import ValueFileError, load_value_head
     for name, load, err, cap in (("big.pt", read_policy_file, PolicyFileError,
                                   "1,073,741,824 a policy file may have"),
                                  ("big-value.pt", load_value_head, ValueFileError,

@@ -79,7 +79,7 @@ def test_policy_and_search_settings():
 def test_a_value_head_refuses_another_policy_and_a_bad_file(tmp_path):
     pytest.importorskip("torch")
     from agents.opponents import POLICY_DIR, VALUE_DIR
-    from agents.value_fit import ValueFileError, load_value_head
+    from agents.value import ValueFileError, load_value_head
     head = load_value_head(VALUE_DIR / "nv2-ppo.pt", POLICY_DIR / "nv2-ppo.pt")
     assert head.width > 0
     with pytest.raises(ValueFileError, match="fit to another policy"):
@@ -93,7 +93,8 @@ def test_a_value_head_refuses_another_policy_and_a_bad_file(tmp_path):
 def test_value_fit_runs_end_to_end_on_a_few_games(tmp_path):
     pytest.importorskip("torch")
     pytest.importorskip("sb3_contrib")
-    from agents.value_fit import load_value_head, main
+    from agents.value import load_value_head
+    from agents.value_fit import main
     out = tmp_path / "v.pt"
     assert main(["--policy", "nv1-ppo", "--games", "20", "--epochs", "2", "--out", str(out),
                  "--no-progress"]) == 0

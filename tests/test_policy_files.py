@@ -236,7 +236,7 @@ def test_a_named_pipe_is_refused_not_waited_on(tmp_path, capsys):
     import threading
 
     from agents.policy import PolicyFileError, _upgrade, read_policy_file, upgrade_policy_file
-    from agents.value_fit import ValueFileError, load_value_head
+    from agents.value import ValueFileError, load_value_head
     fifo = tmp_path / "pipe.pt"
     os.mkfifo(fifo)
     value = POLICY_DIR.parent / "values" / "nv2-ppo.pt"
@@ -271,7 +271,7 @@ def test_a_named_pipe_is_refused_not_waited_on(tmp_path, capsys):
 
 
 def _value_file(path, **changes):
-    from agents.value_fit import VALUE_FORMAT, VALUE_VERSION
+    from agents.value import VALUE_FORMAT, VALUE_VERSION
     head = {"net.0.weight": torch.zeros(8, 4, dtype=torch.float16),
             "net.0.bias": torch.zeros(8, dtype=torch.float16),
             "net.2.weight": torch.zeros(1, 8, dtype=torch.float16),
@@ -296,7 +296,7 @@ def _value_file(path, **changes):
 ])
 def test_a_value_head_with_bad_sizes_is_refused_before_anything_is_built(tmp_path, changes,
                                                                           field):
-    from agents.value_fit import ValueFileError, load_value_head
+    from agents.value import ValueFileError, load_value_head
     path = _value_file(tmp_path / "head.pt", **changes)
     with pytest.raises(ValueFileError, match=r"head\.pt: ") as e:
         load_value_head(path)

@@ -169,6 +169,19 @@ def test_train_time_limit_finishes_the_rollout_under_way_and_trains_it(tiny):
     tb = scalars(tiny["out"] / "tb")
     assert [s for s, _ in tb["train/loss"]] == [ENVS * N_STEPS]      # its update, logged
     assert tiny["report"]["time_shares"]["update"] > 0
+    assert tiny["report"]["time_shares"]["learner_inference"] > 0      # the forward hooks
+
+
+def test_the_learner_forward_timer_counts_forwards_and_leaves_no_hook_behind():
+    from agents.training import ForwardTimer
+    net = torch.nn.Linear(4, 2)
+    timer = ForwardTimer(net)
+    net(torch.zeros(3, 4))
+    assert timer.seconds > 0
+    timer.remove()
+    spent = timer.seconds
+    net(torch.zeros(3, 4))
+    assert timer.seconds == spent and not net._forward_hooks and not net._forward_pre_hooks
 
 
 def test_train_logs_episode_statistics_and_a_final_evaluation_point(tiny):
