@@ -140,3 +140,17 @@ def test_new_replays_record_the_event_version(tmp_path):
     head["event_version"] = EVENT_VERSION
     with pytest.raises(ReplayError, match="events differ"):
         parse_replay("\n".join([json.dumps(head)] + old[1:]))
+
+
+def test_docs_events_md_is_generated_from_the_records():
+    from nivel_env.engine.events_doc import events_markdown
+    path = Path(__file__).parent.parent / "docs" / "events.md"
+    assert path.read_text(encoding="utf-8") == events_markdown(), \
+        "python -m nivel_env.engine.events_doc > docs/events.md"
+    assert all(f"| `{kind}` |" in events_markdown() for kind in EVENTS)
+
+
+def test_records_pickle_as_themselves():
+    import pickle
+    g, _ = _random_game("ember-rush", "stone-bastion", 1)
+    assert pickle.loads(pickle.dumps(g.events)) == g.events
