@@ -13,6 +13,12 @@ a battle line said was trashed gets no second line); the last line of a game say
 won and why.  ``Narrator`` keeps the little state a story needs (the battle in progress,
 the effect resolving, which leaders are awake) across calls, so a screen can narrate the
 new events after each move, and a replay can be told from its final game.
+
+``Narrator`` is a visitor over the engine's event records (``engine/events.py``, as
+Forge's ``GameLogFormatter`` is over its ``GameEvent`` records): one method per kind, named
+by it (``attack(self, e: Attack)``), returning the line or None.  It tells what the
+records say -- a Guardian's payment and a card trashed to pay it are recorded
+(``Guardian.payment``, ``Trash.pays``), not worked out from the battle.
 """
 from __future__ import annotations
 
