@@ -13,11 +13,19 @@ a battle line said was trashed gets no second line); the last line of a game say
 won and why.  ``Narrator`` keeps the little state a story needs (the battle in progress,
 the effect resolving, which leaders are awake) across calls, so a screen can narrate the
 new events after each move, and a replay can be told from its final game.
+
+``Narrator`` is a visitor over the engine's event records (``engine/events.py``, as
+Forge's ``GameLogFormatter`` is over its ``GameEvent`` records): one method per kind, named
+by it (``attack(self, e: Attack)``), returning the line or None.  It tells what the
+records say -- a Guardian's payment and a card trashed to pay it are recorded
+(``Guardian.payment``, ``Trash.pays``), not worked out from the battle.
 """
 from __future__ import annotations
 
 from .cards.text import render_ability
+from .engine import events as ev
 from .engine.const import PER
+from .engine.events import Event
 from .engine.hidden import seat_event
 from .primer import keyword_label
 
@@ -71,8 +79,8 @@ class Narrator:
             return
         awake = [bool(x) for x in self.g.awake]
         for e in self.g.events[index:]:
-            if e["type"] == "awaken":
-                awake[e["player"]] = False
+            if e.kind == "awaken":
+                awake[e.player] = False
         self._awake, self._awake_at = awake, index
 
     def who(self, p: int) -> str:
@@ -103,19 +111,20 @@ class Narrator:
         one where consecutive events make one line: cards moved unseen, a player ending
         two phases in a row)."""
         start = self.seen
-        end = len(self.g.events) if until is None else until
+        events = self.g.events
+        end = len(events) if until is None else until
         self._sync_awake(start)
         self.seen = end
         out: list = []
         last = None
         for i in range(start, end):
-            e = self.g.events[i]
+            e = events[i]
             line = self.line(e)
             if not line:
                 continue
-            if e["type"] == "mulligan" and e.get("redraw") and out and \
-                    out[-1][0][-1] == i - 1 and self.g.events[i - 1]["type"] == "draw" and \
-                    self.g.events[i - 1].get("player") == e["player"]:
+            if e.kind == "mulligan" and e.redraw and out and \
+                    out[-1][0][-1] == i - 1 and events[i - 1].kind == "draw" and \
+                    events[i - 1].player == e.player:
                 # 5.1.6.1: the new hand's draw is the mulligan's own ("... draws a new one")
                 out[-1] = (out[-1][0] + (i,), line)
                 last = None
@@ -129,173 +138,218 @@ class Narrator:
         self._awake_at = end
         return out
 
-    def _joins(self, e: dict):
+    def _joins(self, e: Event):
         """What makes consecutive events one line (else None): cards moved out of a hidden
         zone that the viewer may not name ("2 cards go from their hand ..."), and a player
         ending the main phase and then the attack phase with nothing between."""
-        if e["type"] == "phase":
-            return "phase", e["player"]
+        if e.kind == "phase":
+            return "phase", e.player
         return self._unnamed_move(e)
 
-    def _joined(self, e: dict, n: int) -> str:
+    def _joined(self, e: Event, n: int) -> str:
         """The line for ``n`` joined events ending with ``e``."""
-        if e["type"] == "phase":
-            p = e["player"]
+        if e.kind == "phase":
+            p = e.player
             return f"{self.who(p)} end{'' if p == self.viewer else 's'} the main phase and " \
                    f"the attack phase without attacking."
         return self._moved(seat_event(e, self.viewer), n)
 
-    def _unnamed_move(self, e: dict):
+    def _unnamed_move(self, e: Event):
         """For a card moved out of a hidden zone that the viewer may not name: what makes
         consecutive such moves one line (else None)."""
-        if "from" in e and "card" not in seat_event(e, self.viewer):
-            return e["type"], e["player"], e["from"], tuple(self.cause)
+        if getattr(e, "from_zone", None) is not None and \
+                seat_event(e, self.viewer).card is None:
+            return e.kind, e.player, e.from_zone, tuple(self.cause)
         return None
 
-    def line(self, e: dict) -> str | None:
+    def line(self, e: Event) -> str | None:
+        """The line telling ``e`` (None for an event told by another's line, or not told):
+        the visitor method named by its kind, given the event as this seat may read it."""
         e = seat_event(e, self.viewer)             # only what this seat may know of it
-        t = e["type"]
-        p = e.get("player")
-        me = p == self.viewer
-        if t not in ("trash", "return_to_hand"):   # a sub-keyword's own events are over
+        if e.kind not in ("trash", "return_to_hand"):   # a sub-keyword's own events are over
             self.keyword_cause = None
-        if "from" in e:                            # out of a hand or deck (3.1.7, 3.8.3)
-            return self._moved(e, 1)               # or salvaged from elsewhere than the trash
-        if t in _CARD_CHANGES:                     # "Their X returns to ... (cause)."
-            line = f"{self.Owned(_instance(e), e['card'])} " \
-                   f"{_CARD_CHANGES[t].format(**e)}{self._because()}."
-            self.keyword_cause = None
-            return line
-        if t in _PLAYER_DOES:                      # "You reveal X." / "Your opponent ..."
-            words = {**e, "s": "" if me else "s", "es": "" if me else "es",
-                     "whose": self.whose(p),
-                     "card": self.name(e["card"]) if "card" in e else "a card",
-                     "unit": self.name(e["unit"]) if "unit" in e else ""}
-            return f"{self.who(p)} {_PLAYER_DOES[t].format(**words)}."
-        handler = getattr(self, "_" + t, None)
-        if handler is not None:
-            return handler(e, p, me)
-        return None
+        if getattr(e, "from_zone", None) is not None:   # out of a hand or deck (3.1.7,
+            return self._moved(e, 1)               # 3.8.3) or salvaged from elsewhere
+        return getattr(self, e.kind)(e)
 
-    def _moved(self, e: dict, n: int) -> str:
-        """A card (or ``n``) moved by an effect out of the zone the event's ``from`` names
-        (a hand or deck; for salvage, any zone but the trash): named only if this seat
+    def _me(self, e: Event) -> bool:
+        return e.player == self.viewer
+
+    def _s(self, e: Event, s: str = "s") -> str:
+        """A verb's ending for the event's player: "" for "You", ``s`` for the opponent."""
+        return "" if e.player == self.viewer else s
+
+    def _card_change(self, e: Event, what: str) -> str:
+        """ "Their X <what> (cause)." """
+        line = f"{self.Owned(_instance(e), e.card)} {what}{self._because()}."
+        self.keyword_cause = None
+        return line
+
+    def _player_does(self, e: Event, what: str) -> str:
+        """ "You <what>." / "Your opponent <what>." """
+        return f"{self.who(e.player)} {what}."
+
+    def _moved(self, e: Event, n: int) -> str:
+        """A card (or ``n``) moved by an effect out of the zone the event's ``from_zone``
+        names (a hand or deck; for salvage, any zone but the trash): named only if this seat
         could tell which (the owner sees their own hand, 3.8.2), else counted."""
-        whose = self.whose(e["player"])
-        where = _MOVES.get(e["type"], "elsewhere").format(whose=whose)
-        if "card" in e:
-            what = f"{self.Owned(_instance(e), e['card'])} goes"
+        whose = self.whose(e.player)
+        where = _MOVES.get(e.kind, "elsewhere").format(whose=whose)
+        if e.card is not None:
+            what = f"{self.Owned(_instance(e), e.card)} goes"
         else:
             what = "A card goes" if n == 1 else f"{n} cards go"
-        zone = _ZONE_WORDS.get(e["from"], e["from"])
+        zone = _ZONE_WORDS.get(e.from_zone, e.from_zone)
         return f"{what} from {whose} {zone} {where}{self._because()}."
 
-    def _turn(self, e, p, me):
-        return f"-- Turn {e['turn']}: {'your' if me else 'your opponent’s'} turn --"
+    # ----------------------------------------------- the visitor: one method per kind
+    # (engine/events.py EVENTS; tests check that every kind has one).  None: no line.
+    def start(self, e: ev.Start) -> None:
+        return None
 
-    def _draw(self, e, p, me):
-        n = e.get("count", 1)
-        return f"{self.who(p)} draw{'' if me else 's'} {n} card{'s' if n != 1 else ''}."
+    def setup(self, e: ev.Setup) -> None:
+        return None
 
-    def _mulligan(self, e, p, me):
-        if not e.get("redraw"):
-            return f"{self.who(p)} keep{'' if me else 's'} the opening hand."
-        s = "" if me else "s"
-        return f"{self.who(p)} shuffle{s} the hand back and draw{s} a new one."
+    def scenario(self, e: ev.Scenario) -> None:
+        return None
 
-    def _awaken(self, e, p, me):
-        front = self.name(e["card"], p)           # the face it showed until now
+    def turn(self, e: ev.Turn) -> str:
+        return f"-- Turn {e.turn}: {'your' if self._me(e) else 'your opponent’s'} turn --"
+
+    def end_turn(self, e: ev.EndTurn) -> None:
+        return None
+
+    def expire(self, e: ev.Expire) -> None:
+        return None
+
+    def draw(self, e: ev.Draw) -> str:
+        n = e.count
+        return f"{self.who(e.player)} draw{self._s(e)} {n} card{'s' if n != 1 else ''}."
+
+    def mulligan(self, e: ev.Mulligan) -> str:
+        if not e.redraw:
+            return f"{self.who(e.player)} keep{self._s(e)} the opening hand."
+        s = self._s(e)
+        return f"{self.who(e.player)} shuffle{s} the hand back and draw{s} a new one."
+
+    def level(self, e: ev.Level) -> str:
+        return self._player_does(e, f"reach{self._s(e, 'es')} level {e.level}")
+
+    def awaken(self, e: ev.Awaken) -> str:
+        p = e.player
+        front = self.name(e.card, p)              # the face it showed until now
         self._awake_now()[p] = True               # from here on it shows its back face
-        return f"{'Your' if me else 'Your opponent’s'} leader awakens: {front} turns to " \
-               f"{e['face']}."
+        return f"{'Your' if self._me(e) else 'Your opponent’s'} leader awakens: {front} " \
+               f"turns to {e.face}."
 
-    def _phase(self, e, p, me):
-        ended = {"attack": "main", "end": "attack"}.get(e["phase"])   # the phase that ends
+    def phase(self, e: ev.Phase) -> str | None:
+        ended = {"attack": "main", "end": "attack"}.get(e.phase)     # the phase that ends
         if ended is None:
             return None
-        return f"{self.who(p)} end{'' if me else 's'} the {ended} phase."
+        return f"{self.who(e.player)} end{self._s(e)} the {ended} phase."
 
-    def _play(self, e, p, me):
-        up = f", upgrading {self.name(e['upgrade'])}" if e.get("upgrade") else ""
-        return f"{self.who(p)} play{'' if me else 's'} {self.name(e['card'])} in " \
-               f"{self.whose(p)} lane {e['lane']}{up}."
+    def deck_out(self, e: ev.DeckOut) -> str:
+        return self._player_does(e, "must draw from an empty deck")
 
-    def _skill(self, e, p, me):
-        c = self.g.db.get(e["card"])
+    def surrender(self, e: ev.Surrender) -> str:
+        return self._player_does(e, f"surrender{self._s(e)}")
+
+    def play(self, e: ev.Play) -> str:
+        up = f", upgrading {self.name(e.upgrade)}" if e.upgrade else ""
+        return f"{self.who(e.player)} play{self._s(e)} {self.name(e.card)} in " \
+               f"{self.whose(e.player)} lane {e.lane}{up}."
+
+    def place(self, e: ev.Place) -> None:
+        return None                                # the play line told it
+
+    def equip(self, e: ev.Equip) -> str:
+        return self._player_does(e, f"equip{self._s(e)} {self.name(e.card)} to "
+                                    f"{self.whose(e.player)} {self.name(e.unit)} "
+                                    f"(lane {e.lane})")
+
+    def skill(self, e: ev.Skill) -> str:
+        c = self.g.db.get(e.card)
         self.cause.append(c.name)                 # its effect resolves now (until effect_end)
         effect = c.text.split("\n")[0] if c.effect is not None else ""
-        return f"{self.who(p)} use{'' if me else 's'} {c.name}" + (f": {effect}" if effect
-                                                                  else ".")
+        return f"{self.who(e.player)} use{self._s(e)} {c.name}" + (f": {effect}" if effect
+                                                                   else ".")
 
-    def _activate(self, e, p, me):
-        self.cause.append(self.name(e["card"], p))
-        return f"{self.who(p)} activate{'' if me else 's'} {self.name(e['card'], p)}."
+    def activate(self, e: ev.Activate) -> str:
+        p = e.player
+        self.cause.append(self.name(e.card, p))
+        return f"{self.who(p)} activate{self._s(e)} {self.name(e.card, p)}."
 
-    def _effect(self, e, p, me):
-        self.cause.append(self.name(e["card"], p))
-        if "ability" in e:                         # an automatic ability: Entry, Exit, ...
-            return f"{_cap(self.whose(p))} {self.name(e['card'], p)}: " \
-                   f"{render_ability(self.g.db.abilities[e['ability']])}"
-        return None
+    def effect(self, e: ev.Effect) -> str:
+        p = e.player
+        self.cause.append(self.name(e.card, p))
+        return f"{_cap(self.whose(p))} {self.name(e.card, p)}: " \
+               f"{render_ability(self.g.db.abilities[e.ability])}"
 
-    def _fizzle(self, e, p, me):
-        what = e.get("keyword") or "effect"
-        return f"{_cap(self.whose(p))} {self.name(e['card'], p)}'s {what} does nothing: " \
-               f"the card left its zone first."
+    def fizzle(self, e: ev.Fizzle) -> str:
+        what = e.keyword or "effect"
+        return f"{_cap(self.whose(e.player))} {self.name(e.card, e.player)}'s {what} does " \
+               f"nothing: the card left its zone first."
 
-    def _decline(self, e, p, me):
+    def decline(self, e: ev.Decline) -> str:
         if self.cause:
             self.cause.pop()
-        return f"{self.who(p)} decline{'' if me else 's'} {self.name(e['card'], p)}'s " \
+        return f"{self.who(e.player)} decline{self._s(e)} {self.name(e.card, e.player)}'s " \
                f"effect."
 
-    def _effect_end(self, e, p, me):
+    def effect_end(self, e: ev.EffectEnd) -> None:
         if self.cause:
             self.cause.pop()
         return None
 
-    def _keyword(self, e, p, me):
-        label = e["keyword"]
+    def order(self, e: ev.Order) -> None:
+        return None
+
+    def keyword(self, e: ev.Keyword) -> str | None:
+        label, p = e.keyword, e.player
         self.keyword_cause = _KEYWORD_CAUSE.get(label)   # the cause of the card it moves
         if label in _KEYWORD_SILENT:
             return None
-        v = f" {e['value']}" if e.get("value") is not None else ""
+        v = f" {e.value}" if e.value is not None else ""
         what = _KEYWORD_DOES.get(label, "").format(whose=self.whose(p))
-        if label == "Finale" and self.defender and self.defender[1] == e["card"]:
+        if label == "Finale" and self.defender and self.defender[1] == e.card:
             self.told_trashed.add(self.defender[0])   # the blocker it trashes (10.2.4.2.2)
             what += " and it is trashed"
-        return f"{_cap(self.whose(p))} {self.name(e['card'], p)}'s {label}{v} " \
+        return f"{_cap(self.whose(p))} {self.name(e.card, p)}'s {label}{v} " \
                f"takes effect{what}."
 
-    def _attack(self, e, p, me):
-        self.attacker, self.defender = (e["iid"], e["card"]), None
-        how = " (by an effect)" if e.get("by_effect") else ""
-        return f"{self.Owned(e['iid'], e['card'])} (lane {e['lane']}) " \
-               f"attacks{how}."
+    def attack(self, e: ev.Attack) -> str:
+        self.attacker, self.defender = (e.iid, e.card), None
+        how = " (by an effect)" if e.by_effect else ""
+        return f"{self.Owned(e.iid, e.card)} (lane {e.lane}) attacks{how}."
 
-    def _defend(self, e, p, me):
-        self.defender = (e["iid"], e["card"])
-        return f"{self.Owned(e['iid'], e['card'])} blocks."
+    def defend(self, e: ev.Defend) -> str:
+        self.defender = (e.iid, e.card)
+        return f"{self.Owned(e.iid, e.card)} blocks."
 
-    def _guardian(self, e, p, me):
-        self.defender = (e["iid"], e["card"])
-        printed = [k for k in self.g.db.get(e["card"]).subkeywords if k.term == "guardian"]
+    def guardian(self, e: ev.Guardian) -> str:
+        self.defender = (e.iid, e.card)
+        # the printed Guardian it paid with (10.2.6.3.4): named where the card prints one
+        # of that payment (the event records which payment, not which printing)
+        printed = [k for k in self.g.db.get(e.card).subkeywords if k.term == "guardian" and
+                   (e.payment is None or k.guardian == e.payment)]
         paid = f", paying {keyword_label(printed[0])[10:-1]}" if len(printed) == 1 else ""
-        return f"{self.Owned(e['iid'], e['card'])} steps in as Guardian " \
-               f"from lane {e['lane']}{paid}."
+        return f"{self.Owned(e.iid, e.card)} steps in as Guardian from lane {e.lane}{paid}."
 
-    def _no_defense(self, e, p, me):
-        return f"{self.who(p)} do{'' if me else 'es'}n’t block."
+    def guardian_declined(self, e: ev.GuardianDeclined) -> None:
+        return None
 
-    def _battle(self, e, p, me):
-        r = e["result"]
+    def no_defense(self, e: ev.NoDefense) -> str:
+        return f"{self.who(e.player)} do{self._s(e, 'es')}n’t block."
+
+    def battle(self, e: ev.Battle) -> str:
+        r = e.result
         if r == "unblocked":
-            mine = e["player"] == self.viewer
+            mine = e.player == self.viewer
             return f"Unblocked: {'you take' if mine else 'your opponent takes'} " \
-                   f"{e['damage']} damage."
+                   f"{e.damage} damage."
         if r in ("defender_trashed", "attacker_trashed") and self.attacker and self.defender:
-            a = f"{self.owned(*self.attacker)} ({e['attacker_power']})"
-            d = f"{self.owned(*self.defender)} ({e['defender_power']})"
+            a = f"{self.owned(*self.attacker)} ({e.attacker_power})"
+            d = f"{self.owned(*self.defender)} ({e.defender_power})"
             if r == "defender_trashed":
                 self.told_trashed.add(self.defender[0])
                 return f"{a[0].upper() + a[1:]} beats {d}: the blocker is trashed."
@@ -305,47 +359,50 @@ class Narrator:
             return "The attacker left the field: no battle."
         return "The blocker left the field: no damage."
 
-    def _battle_end(self, e, p, me):
+    def battle_end(self, e: ev.BattleEnd) -> None:
         self.attacker = self.defender = None
         return None
 
-    def _damage(self, e, p, me):
-        line = f"{self.who(p)} take{'' if me else 's'} a point of damage: " \
-               f"{self.name(e['card'])} goes to the damage zone ({e['total']}/10)"
-        if not e.get("trigger"):
+    def damage(self, e: ev.Damage) -> str:
+        line = f"{self.who(e.player)} take{self._s(e)} a point of damage: " \
+               f"{self.name(e.card)} goes to the damage zone ({e.total}/10)"
+        if not e.trigger:
             return line
-        c = self.g.db.get(e["card"])               # its trigger effect resolves now (4.5.4.3)
-        self.cause.append(c.name)                  # (until effect_end)
+        c = self.g.db.get(e.card)                 # its trigger effect resolves now (4.5.4.3)
+        self.cause.append(c.name)                 # (until effect_end)
         said = [x[len("[Trigger] "):] for x in c.text.splitlines()
                 if x.startswith("[Trigger] ")]
         return f"{line} — a Trigger! {c.name}: {said[0] if said else 'its trigger effect.'}" \
                f" Any damage still to come from this hit is cancelled."
 
-    def _damage_window(self, e, p, me):
+    def damage_window(self, e: ev.DamageWindow) -> str:
         """4.5.2: damage occurred and effects waiting for it resolve before any card is
         revealed (their own lines follow)."""
-        return f"{self.who(p)} {'are' if me else 'is'} about to take {e['amount']} damage: " \
-               f"{self.whose(p)} effects for it resolve first."
+        p = e.player
+        return f"{self.who(p)} {'are' if self._me(e) else 'is'} about to take {e.amount} " \
+               f"damage: {self.whose(p)} effects for it resolve first."
 
-    def _to_damage(self, e, p, me):
+    def to_damage(self, e: ev.ToDamage) -> str:
         """1.2.2.2: a card an effect puts into a damage zone, which is not damage."""
-        return f"{self.name(e['card'])} goes from {self.whose(p)} deck to {self.whose(p)} " \
-               f"damage zone{self._because()} ({e['total']}/10)."
+        w = self.whose(e.player)
+        return f"{self.name(e.card)} goes from {w} deck to {w} damage zone{self._because()} " \
+               f"({e.total}/10)."
 
-    def _trash(self, e, p, me):
-        reason = e.get("reason")
+    def heal(self, e: ev.Heal) -> str:
+        return self._player_does(e, f"remove{self._s(e)} {self._card_or(e)} from "
+                                    f"{self.whose(e.player)} damage zone")
+
+    def trash(self, e: ev.Trash) -> str | None:
+        reason = e.reason
         if reason == "upgrade":
             return None                            # the play line says it was upgraded
-        if e["iid"] in self.told_trashed:          # the battle, 0 power, lost equip or
-            self.told_trashed.discard(e["iid"])    # Finale line just said so
+        if e.iid in self.told_trashed:             # the battle, 0 power, lost equip or
+            self.told_trashed.discard(e.iid)       # Finale line just said so
             self.keyword_cause = None
             return None
-        kind = self.g.db.get(e["card"]).type
-        if reason == "effect" and not self.cause and not self.keyword_cause and \
-                self.attacker and self.defender is None:
-            # no effect resolving, an attack declared, no blocker yet: the only thing that
-            # trashes now is a Guardian paying Sacrifice or Offset (10.2.6.3.4)
-            return f"{self.Owned(e['iid'], e['card'])} is trashed (to pay for Guardian)."
+        if e.pays == "guardian":                   # Sacrifice or Offset (10.2.6.3.4)
+            return f"{self.Owned(e.iid, e.card)} is trashed (to pay for Guardian)."
+        kind = self.g.db.get(e.card).type
         if reason == "battle":
             why = " in battle"
         elif reason == "effect":
@@ -354,75 +411,101 @@ class Narrator:
         else:                                      # a rule: the unit's items, the skill zone
             why = " (its unit left the field)" if kind == "item" else \
                 " (end of turn: the skill zone empties)" if kind == "skill" else ""
-        return f"{self.Owned(e['iid'], e['card'])} is trashed{why}."
+        return f"{self.Owned(e.iid, e.card)} is trashed{why}."
 
-    def _power_zero(self, e, p, me):
-        self.told_trashed.add(e["iid"])
-        return f"{self.Owned(e['iid'], e['card'])} has 0 power and is trashed."
+    def power_zero(self, e: ev.PowerZero) -> str:
+        self.told_trashed.add(e.iid)
+        return f"{self.Owned(e.iid, e.card)} has 0 power and is trashed."
 
-    def _discard(self, e, p, me):
-        why = _DISCARD_WHY.get(e.get("reason"), "").format(limit=self.g.cfg.hand_limit)
-        return f"{self.who(p)} discard{'' if me else 's'} {self.name(e['card'])}{why}."
-
-    def _card_order(self, e, p, me):
-        """3.1.6: cards that went into a deck together are put in an order their owner
-        chooses; the other seat is told how many, never the order (3.2.2)."""
-        n, at = e["count"], e.get("at", "bottom")
-        return f"{self.who(p)} put{'' if me else 's'} the {n} cards on the {at} of " \
-               f"{self.whose(p)} {e.get('zone', 'deck')} in an order " \
-               f"{'you' if me else 'they'} choose."
-
-    def _mill(self, e, p, me):
-        return f"{self.name(e['card'])} goes from {self.whose(p)} deck to the trash."
-
-    def _search(self, e, p, me):
-        if me:
-            return f"You search your deck and take {self.name(e['card'])}."
-        return "Your opponent searches their deck and takes a card."   # shown by a reveal
-
-    def _modify(self, e, p, me):
-        parts = [f"{v:+d} {k}" for k, v in (("power", e["power"]), ("hit", e["hit"]),
-                                             ("attack", e["attacks"]),
-                                             ("cost", e.get("cost", 0))) if v]
-        return f"{self.Owned(e['iid'], e['card'])} gets {', '.join(parts)}" \
-               f"{self._because()}."
-
-    def _scale(self, e, p, me):
-        f = {0.5: "halved"}.get(e["factor"], f"multiplied by {e['factor']:g}")
-        return f"{self.Owned(e['iid'], e['card'])}'s {e['stat']} is {f}" \
-               f"{self._because()}."
-
-    def _equip_lost(self, e, p, me):
-        self.told_trashed.add(e["iid"])
-        return f"{self.Owned(e['iid'], e['card'])} falls off (its unit no " \
+    def equip_lost(self, e: ev.EquipLost) -> str:
+        self.told_trashed.add(e.iid)
+        return f"{self.Owned(e.iid, e.card)} falls off (its unit no " \
                f"longer qualifies) and is trashed."
 
-    def _game_effect(self, e, p, me):
-        verb = "win" if e["outcome"] == "win" else "lose"
-        return f"{self.name(e['card'], p)}: {self.who(p).lower() if not me else 'you'} " \
+    def discard(self, e: ev.Discard) -> str:
+        why = _DISCARD_WHY.get(e.reason, "").format(limit=self.g.cfg.hand_limit)
+        return f"{self.who(e.player)} discard{self._s(e)} {self.name(e.card)}{why}."
+
+    def card_order(self, e: ev.CardOrder) -> str:
+        """3.1.6: cards that went into a deck together are put in an order their owner
+        chooses; the other seat is told how many, never the order (3.2.2)."""
+        me = self._me(e)
+        return f"{self.who(e.player)} put{self._s(e)} the {e.count} cards on the {e.at} of " \
+               f"{self.whose(e.player)} {e.zone} in an order " \
+               f"{'you' if me else 'they'} choose."
+
+    def mill(self, e: ev.Mill) -> str:
+        return f"{self.name(e.card)} goes from {self.whose(e.player)} deck to the trash."
+
+    def search(self, e: ev.Search) -> str:
+        if self._me(e):
+            return f"You search your deck and take {self.name(e.card)}."
+        return "Your opponent searches their deck and takes a card."   # shown by a reveal
+
+    def shuffle(self, e: ev.Shuffle) -> None:
+        return None
+
+    def reveal(self, e: ev.Reveal) -> str:
+        return self._player_does(e, f"reveal{self._s(e)} {self._card_or(e)}")
+
+    def salvage(self, e: ev.Salvage) -> str:
+        return self._player_does(e, f"take{self._s(e)} {self._card_or(e)} back from the trash")
+
+    def return_to_hand(self, e: ev.ReturnToHand) -> str:
+        return self._card_change(e, "returns to its owner’s hand")
+
+    def to_deck_bottom(self, e: ev.ToDeckBottom) -> str:
+        return self._card_change(e, "goes to the bottom of its owner’s deck")
+
+    def grant(self, e: ev.Grant) -> str:
+        return self._card_change(e, f"gains {e.keyword}")
+
+    def prohibit(self, e: ev.Prohibit) -> str:
+        return self._card_change(e, f"cannot {e.what}")
+
+    def move(self, e: ev.Move) -> str:
+        return self._card_change(e, f"moves to lane {e.lane}")
+
+    def modify(self, e: ev.Modify) -> str:
+        parts = [f"{v:+d} {k}" for k, v in (("power", e.power), ("hit", e.hit),
+                                             ("attack", e.attacks),
+                                             ("cost", e.cost or 0)) if v]
+        return f"{self.Owned(e.iid, e.card)} gets {', '.join(parts)}{self._because()}."
+
+    def scale(self, e: ev.Scale) -> str:
+        f = {0.5: "halved"}.get(e.factor, f"multiplied by {e.factor:g}")
+        return f"{self.Owned(e.iid, e.card)}'s {e.stat} is {f}{self._because()}."
+
+    def game_effect(self, e: ev.GameEffect) -> str:
+        me, p = self._me(e), e.player
+        verb = "win" if e.outcome == "win" else "lose"
+        return f"{self.name(e.card, p)}: {self.who(p).lower() if not me else 'you'} " \
                f"{verb}{'' if me else 's'} the game."
 
-    def _game_over(self, e, p, me):
-        r = e["result"]
+    def game_over(self, e: ev.GameOver) -> str:
+        r = e.result
         if r[0] == r[1]:
             head = "Game over: a draw"
         else:
             head = "Game over: you win" if r[self.viewer] > 0 else "Game over: you lose"
         return f"{head} — {self._why(e)}."
 
-    def _why(self, e) -> str:
-        if e.get("reason") == "max_turns":
+    def _card_or(self, e: Event) -> str:
+        return self.name(e.card) if e.card is not None else "a card"
+
+    def _why(self, e: ev.GameOver) -> str:
+        if e.reason == "max_turns":
             return "the turn limit was reached"
-        if e.get("reason") == "both lost":
+        if e.reason == "both lost":
             return "both players lost at once"
-        loser = 0 if e["result"][0] < 0 else 1
+        loser = 0 if e.result[0] < 0 else 1
         for prev in reversed(self.g.events):
-            t = prev["type"]
+            t = prev.kind
             if t == "surrender":
-                return f"{self.who(prev['player']).lower()} surrendered"
+                return f"{self.who(prev.player).lower()} surrendered"
             if t == "game_effect":
-                return f"{self.name(prev['card'], prev['player'])} decided it"
-            if t == "deck_out" and prev.get("player") == loser:
+                return f"{self.name(prev.card, prev.player)} decided it"
+            if t == "deck_out" and prev.player == loser:
                 return f"{'you' if loser == self.viewer else 'your opponent'} had no card " \
                        f"left to draw"
         if len(self.g.damage[loser]) >= 10:
@@ -430,14 +513,6 @@ class Narrator:
         return "a loss condition was met"
 
 
-#: events that change a card, told as "<whose card> <this>" plus the effect that did it
-_CARD_CHANGES = {
-    "return_to_hand": "returns to its owner’s hand",
-    "to_deck_bottom": "goes to the bottom of its owner’s deck",
-    "grant": "gains {keyword}",
-    "prohibit": "cannot {what}",
-    "move": "moves to lane {lane}",
-}
 #: sub-keywords whose line says more than "takes effect" (engine/const.py KIND_NAMES)
 _KEYWORD_DOES = {"Return": ": it goes back to {whose} hand at the end of the turn",
                  "Finale": ": the battle ends"}
@@ -448,35 +523,22 @@ _KEYWORD_SILENT = {"Return to hand"}
 #: card's line names
 _KEYWORD_CAUSE = {"Return to hand": "Return", "Mutual Destruction": "Mutual Destruction",
                   "Finale": "Finale"}
-#: where a card moved out of a hand or deck (the event has ``from``; engine/verbs.py
+#: where a card moved out of a hand or deck (the event has ``from_zone``; engine/verbs.py
 #: ``_to_zone``) goes, told as "<what> goes from <whose> <zone> <this>"; salvage's event
-#: has ``from`` too when its card was not in the trash
+#: has it too when its card was not in the trash
 _MOVES = {"to_deck_bottom": "to the bottom of {whose} deck", "return_to_hand": "to {whose} hand",
           "salvage": "to {whose} hand"}
-#: a zone's name in ``from`` as a person says it
+#: a zone's name in ``from_zone`` as a person says it
 _ZONE_WORDS = {"unit": "field", "item": "field", "skill": "skill zone",
                "damage": "damage zone"}
 #: why a card was discarded, by the event's reason ({limit}: the game's hand limit)
 _DISCARD_WHY = {"hand limit discard": " (hand limit: {limit})", "barrier": " (to pay for Guardian)",
                 "barrier discard": " (to pay for Guardian)", "credit discard": " (Credit)"}
-#: events a player does, told as "You <this>" / "Your opponent <this>" ({s}, {es}: the
-#: verb's ending; {whose}: your / their)
-_PLAYER_DOES = {
-    "level": "reach{es} level {level}",
-    "heal": "remove{s} {card} from {whose} damage zone",
-    "equip": "equip{s} {card} to {whose} {unit} (lane {lane})",
-    "reveal": "reveal{s} {card}",
-    "salvage": "take{s} {card} back from the trash",
-    "deck_out": "must draw from an empty deck",
-    "surrender": "surrender{s}",
-}
-
-
-def _instance(e: dict) -> int:
+def _instance(e: Event) -> int:
     """The card instance an event names, or for one whose instance a seat may not follow
     (a card going into a deck, ``seat_event``) an instance of its owner, ``player``: the
     words need only whose card it is."""
-    return e["iid"] if "iid" in e else e["player"] * PER
+    return e.iid if e.iid is not None else e.player * PER
 
 
 def _cap(s: str) -> str:

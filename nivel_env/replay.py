@@ -18,6 +18,7 @@ from .cards import model as m
 from .cards.yamlio import read_text
 from .engine import IllegalActionError, RuleConfig, new_game
 from .engine import const as K
+from .engine.events import EVENT_VERSION
 
 FORMAT = 1
 
@@ -33,9 +34,10 @@ class ReplayError(ValueError):
         return type(self), (self.file, self.line, self.message)
 
 
-def _norm(events: list) -> list:
-    """Events as they read back from JSON (tuples become lists)."""
-    return json.loads(json.dumps(events))
+def _norm(events: list, version: int = EVENT_VERSION) -> list:
+    """Event records as they read back from JSON (tuples become lists), written as event
+    format ``version`` (``engine/events.py``: an older replay is checked as it was written)."""
+    return json.loads(json.dumps([e.to_dict(version) for e in events]))
 
 
 class ReplayRecorder:
@@ -48,7 +50,8 @@ class ReplayRecorder:
         self.seen = len(game.events)
         cfg = config or game.cfg
         self.rows = [{
-            "kind": "header", "format": FORMAT, "card_pool_version": game.db.version,
+            "kind": "header", "format": FORMAT, "event_version": EVENT_VERSION,
+            "card_pool_version": game.db.version,
             "seed": seed, "config": cfg.to_dict(),
             **({"mirror": True} if _mirrored(game) else {}),
             "decks": [{"name": d.name, "leader": d.leader.id, "cards": d.card_ids()}
@@ -94,7 +97,7 @@ class ReplayRecorder:
 
 def _mirrored(game) -> bool:
     """Whether ``game`` was set up as the mirror half of a duplicate deal (new_game)."""
-    return bool(game.log and game.log[0].get("type") == "start" and game.log[0].get("mirror"))
+    return bool(game.log and game.log[0].kind == "start" and game.log[0].mirror)
 
 
 def record_game(deck_0: Deck, deck_1: Deck, seed: int, actions: list[int],
@@ -173,6 +176,10 @@ def parse_replay(text: str, name: str = "replay", db: CardDB | None = None) -> R
     if h.get("format") != FORMAT:
         raise ReplayError(name, no, f"replay format {h.get('format')!r}; this version reads "
                                     f"format {FORMAT}")
+    version = h.get("event_version", 1)              # files from before it was written: 1
+    if not _is_int(version) or not 1 <= version <= EVENT_VERSION:
+        raise ReplayError(name, no, f"event format {version!r}; this version reads event "
+                                    f"formats 1 to {EVENT_VERSION}")
     db = db or load_card_db()
     if not isinstance(h.get("card_pool_version"), str) or \
             not db.extends(h["card_pool_version"]):       # cards appended since are fine
@@ -193,7 +200,7 @@ def parse_replay(text: str, name: str = "replay", db: CardDB | None = None) -> R
     except (KeyError, TypeError, ValueError) as e:
         raise ReplayError(name, no, f"bad header: {e}") from None
     g = new_game(*decks, seed=seed, config=config, mirror=mirror)
-    if _norm(g.events) != h.get("events"):
+    if _norm(g.events, version) != h.get("events"):
         raise ReplayError(name, no, "the setup events differ from the recorded ones "
                                     "(another engine version, or an edited file)")
     rep = Replay(name, h, decks, config)
@@ -228,7 +235,7 @@ def parse_replay(text: str, name: str = "replay", db: CardDB | None = None) -> R
             g.surrender(p)
         else:
             raise ReplayError(name, no, f"unknown line kind {kind!r}")
-        if _norm(g.events[seen:]) != row.get("events"):
+        if _norm(g.events[seen:], version) != row.get("events"):
             raise ReplayError(name, no, "the events differ from the recorded ones (another "
                                         "engine version, or an edited file)")
         seen = len(g.events)

@@ -29,25 +29,25 @@ _GOES = {"trash": "trash", "power_zero": "trash", "equip_lost": "trash", "discar
 _OWN_RESULTS = ("trash", "return_to_hand", "to_deck_bottom", "salvage")
 
 
-def _places(e: dict, battle: list) -> list[tuple[int, str]]:
+def _places(e, battle: list) -> list[tuple[int, str]]:
     """(instance, where it goes) for each card ``e`` moves; ``battle`` follows the
     attacker and blocker, whom a battle event does not name."""
-    t = e["type"]
+    t = e.kind
     if t == "attack":
-        battle[:] = [e["iid"], None]
+        battle[:] = [e.iid, None]
     elif t in ("defend", "guardian"):
-        battle[1] = e["iid"]
+        battle[1] = e.iid
     elif t == "battle" and battle:
-        loser = {"defender_trashed": battle[1], "attacker_trashed": battle[0]}.get(e["result"])
+        loser = {"defender_trashed": battle[1], "attacker_trashed": battle[0]}.get(e.result)
         return [(loser, "trash")] if loser is not None else []
     if t in ("play", "place", "move"):            # a unit onto the field, or to a new lane
-        return [(e["iid"], f"lane {e['lane']}")]
-    if t in _GOES and "iid" in e:
-        return [(e["iid"], _GOES[t])]
+        return [(e.iid, f"lane {e.lane}")]
+    if t in _GOES and getattr(e, "iid", None) is not None:
+        return [(e.iid, _GOES[t])]
     return []
 
 
-def repeats(events: list[dict], told: list[tuple[tuple[int, ...], str]]) -> list[str]:
+def repeats(events: list, told: list[tuple[tuple[int, ...], str]]) -> list[str]:
     """What the lines ``told`` of ``events`` (all of them, from the first) say twice."""
     line_of = {i: k for k, (idx, _) in enumerate(told) for i in idx}
     out, where, battle = [], {}, []
@@ -61,13 +61,13 @@ def repeats(events: list[dict], told: list[tuple[tuple[int, ...], str]]) -> list
     for (ia, a), (ib, b) in zip(told, told[1:]):
         ea, eb = [events[i] for i in ia], [events[i] for i in ib]
         if a == b:
-            sa = {e["iid"] for e in ea if "iid" in e}
-            sb = {e["iid"] for e in eb if "iid" in e}
+            sa = {e.iid for e in ea if getattr(e, "iid", None) is not None}
+            sb = {e.iid for e in eb if getattr(e, "iid", None) is not None}
             if not sa or not sb or sa & sb:
                 out.append(f"{a!r} twice in a row (events {ia}, {ib})")
-        for k in (e for e in ea if e["type"] == "keyword"):
-            if any(e["type"] in _OWN_RESULTS and e["card"] == k["card"] and
-                   e["iid"] // PER == k["player"] for e in eb):
+        for k in (e for e in ea if e.kind == "keyword"):
+            if any(e.kind in _OWN_RESULTS and e.card == k.card and
+                   e.iid // PER == k.player for e in eb):
                 out.append(f"{a!r} then {b!r}: the keyword's result told twice")
     return out
 

@@ -454,9 +454,9 @@ def test_card_text_promises_a_reveal_exactly_when_the_engine_reveals(tmp_path, c
     while g.decision.kind == "pick" and g.current_player == 0:
         g.apply_action(next(a for a in g.legal_actions()
                             if g.action_name(a).startswith("pick")))
-    moved = [e for e in g.events[before:] if e["type"] in ("search", "to_deck_bottom",
+    moved = [e for e in g.events[before:] if e.kind in ("search", "to_deck_bottom",
                                                            "return_to_hand", "salvage")]
-    shown = [e for e in g.events[before:] if e["type"] == "reveal"]
+    shown = [e for e in g.events[before:] if e.kind == "reveal"]
     assert moved, f"{c.name} moved nothing"
     assert ("reveal" in c.text) == bool(shown), (c.text, shown)
 

@@ -24,7 +24,7 @@ def test_following_every_hint_of_the_first_game_wins_and_teaches_every_lesson_on
     assert s.outcome() == "win", "the guided game must be one the hints win"
     assert len(given) == len(set(given)) and set(given) == set(LESSONS.values())
     assert decisions < 80 and s.g.turn <= 16                  # a short first game
-    assert any(e["type"] == "damage" and e.get("trigger") and e["player"] == s.human
+    assert any(e.kind == "damage" and e.trigger and e.player == s.human
                for e in s.g.events)                           # a trigger is seen
 
 

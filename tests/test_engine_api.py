@@ -110,8 +110,8 @@ def test_pickle_round_trip(decks):
 def test_events_are_json(decks):
     g = new_game(*decks, seed=1)
     play_random(g, 1)
-    json.dumps(g.events)
-    kinds = {e["type"] for e in g.events}
+    json.dumps([e.to_dict() for e in g.events])
+    kinds = {e.kind for e in g.events}
     assert {"turn", "draw", "place", "attack", "game_over"} <= kinds
 
 
@@ -350,7 +350,7 @@ def test_numpy_actions_leave_plain_ints_in_state_and_events(decks):
     h.surrender(np.int64(1))
     json.dumps(h.to_dict())
     assert h.returns() == (1, -1)
-    assert h.events[0]["seed"] == 4 and type(h.events[0]["seed"]) is int
+    assert h.events[0].seed == 4 and type(h.events[0].seed) is int
     for bad in (2.5, 4.0, "4", True, None):           # 2.5 was truncated, "4" parsed
         with pytest.raises(TypeError, match="seed must be an integer"):
             new_game(*decks, seed=bad)

@@ -119,7 +119,7 @@ def test_a_credit_a_passive_grants_draws_on_placement_as_it_discards_on_leaving(
     g = make(xdb, P("X-LC", hand=["T-001", "T-002"], deck=["T-002"] * 5), P("T-L02"))
     do(g, "play Ember Squire (hand 0) -> lane 0")
     assert labels(g, 0, 0) == ["Credit 1"]
-    assert [e["type"] for e in g.events[-3:]] == ["place", "keyword", "draw"]
+    assert [e.kind for e in g.events[-3:]] == ["place", "keyword", "draw"]
     assert len(g.hand[0]) == 2 and len(g.deck[0]) == 4
 
 
@@ -324,7 +324,7 @@ def test_guardian_options_one_per_way_to_pay(xdb):
     assert barrier.notes[0] == "to block, its player discards 1 card; powers are as " \
                                "before the discard"
     do(g, "Coral Knight")                      # one Shield: paid without a pick
-    [battle] = [e for e in g.events if e["type"] == "battle"]
+    [battle] = [e for e in g.events if e.kind == "battle"]
     assert (battle["result"], battle["attacker_power"], battle["defender_power"]) == \
         ("attacker_trashed", 3, 4)
     g = make(xdb, P(units=[None, "X-3"]),
@@ -368,13 +368,13 @@ def _until_battle_end(c, rng, start):
     while c.battle is not None and not c.is_terminal():
         c.apply_action(rng.choice(c.legal_actions()))
     ev = c.events[start:]
-    ends = [i for i, e in enumerate(ev) if e["type"] == "battle_end"]
+    ends = [i for i, e in enumerate(ev) if e.kind == "battle_end"]
     return ev[:ends[0] + 1] if ends else ev
 
 
 def _effect_fired(events) -> bool:
     """An ability's effect or a trigger card resolved: the forecast does not foresee them."""
-    return any(e["type"] == "effect" or (e["type"] == "damage" and e["trigger"])
+    return any(e.kind == "effect" or (e.kind == "damage" and e.trigger)
                for e in events)
 
 
@@ -399,12 +399,12 @@ def test_the_forecast_matches_what_the_battle_does_in_random_games():
         if _effect_fired(ev):
             skipped += 1
         else:
-            trashed = {who for e in ev if e["type"] == "trash"
+            trashed = {who for e in ev if e.kind == "trash"
                        for who, iid in (("attacker", f.attacker), ("blocker", b.blocker))
-                       if e["iid"] == iid}
+                       if e.iid == iid}
             assert trashed == set(b.trashed), (seed, b, ev)
-            pierce = sum(e["value"] for e in ev if e["type"] == "keyword" and
-                         e["keyword"] == "Pierce")
+            pierce = sum(e.value for e in ev if e.kind == "keyword" and
+                         e.keyword == "Pierce")
             assert pierce == b.damage
             outcomes[b.trashed] = outcomes.get(b.trashed, 0) + 1
         if not must:
@@ -413,8 +413,8 @@ def test_the_forecast_matches_what_the_battle_does_in_random_games():
             c.apply_action(A.PASS)
             ev = _until_battle_end(c, random.Random(seed), start)
             if not _effect_fired(ev):
-                [e] = [e for e in ev if e["type"] == "battle"]
-                assert (e["result"], e["damage"]) == ("unblocked", f.unblocked.damage)
+                [e] = [e for e in ev if e.kind == "battle"]
+                assert (e.result, e.damage) == ("unblocked", f.unblocked.damage)
                 outcomes["unblocked"] = outcomes.get("unblocked", 0) + 1
     assert outcomes[("blocker",)] > 100 and outcomes[("attacker",)] > 100
     assert outcomes["unblocked"] > 200

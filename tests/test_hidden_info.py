@@ -104,8 +104,8 @@ def test_a_search_with_a_card_condition_reveals_the_card(hdb):
     g = game(hdb, ["H-03"], deck=["T-002", "T-001", "T-021"])
     do(g, "use Seek Flame")
     do(g, "pick Flame Lancer")
-    ev = [e for e in g.events if e["type"] == "reveal"]
-    assert len(ev) == 1 and ev[0]["player"] == 0 and ev[0]["to"] == "hand"
+    ev = [e for e in g.events if e.kind == "reveal"]
+    assert len(ev) == 1 and ev[0].player == 0 and ev[0].to == "hand"
     from nivel_env.narrate import narrate
     theirs, mine = narrate(g, 1), narrate(g, 0)
     assert "Your opponent searches their deck and takes a card." in theirs
@@ -288,7 +288,7 @@ def test_the_narration_check_over_games_with_hidden_moves(mdb, monkeypatch):
         g = new_game(decks[0], decks[1], seed=s)
         for a in _random_game(decks[0], decks[1], s, None, 4)[0]:
             g.apply_action(a)
-        moved += sum("from" in e for e in g.events)
+        moved += sum(getattr(e, "from_zone", None) is not None for e in g.events)
     assert moved >= 3 and st["comparisons"] > 100         # the games moved hidden cards
     _name_every_card(monkeypatch)
     caught = [narration_errors(decks[0], decks[1], s)[0] for s in seeds]
@@ -321,8 +321,8 @@ def test_a_choice_nobody_was_asked_names_no_hidden_card_to_its_chooser(mdb):
         n.seen = len(g.events)
         g.apply_action(moves[0])
         assert g.decision.kind != "pick", card                   # nobody was asked
-        theirs = [e for e in g.events if e.get("from") and e["player"] == 1]
-        assert len(theirs) == 1 and "card" not in seat_event(theirs[0], 0), (card, theirs)
+        theirs = [e for e in g.events if getattr(e, "from_zone", None) and e.player == 1]
+        assert len(theirs) == 1 and seat_event(theirs[0], 0).card is None, (card, theirs)
         zone = theirs[0]["from"]
         assert f"A card goes from their {zone} to the bottom of their deck ({name})." in \
             n.new_lines(), card
@@ -417,7 +417,7 @@ def test_the_narration_check_over_games_that_salvage_from_hidden_zones(mdb):
         g = new_game(decks[0], decks[1], seed=s)
         for a in _random_game(decks[0], decks[1], s, None, 4)[0]:
             g.apply_action(a)
-        salvaged += sum(e["type"] == "salvage" and "from" in e for e in g.events)
+        salvaged += sum(e.kind == "salvage" and e.from_zone is not None for e in g.events)
     assert salvaged >= 2                                   # the games did salvage so
 
 
@@ -500,12 +500,12 @@ def test_a_card_put_into_a_deck_cannot_be_followed_back_out(mdb):
     from nivel_env.cli_check import decks_with_cards
     from nivel_env.cards import list_decks, load_deck
     from nivel_env.checks.hidden import narration_errors
+    from nivel_env.engine.events import ToDeckBottom
     from nivel_env.engine.hidden import seat_event
     decks = decks_with_cards([load_deck(n, mdb) for n in list_decks()],
                              [mdb.get(c) for c in ("HN-01", "HN-02", "HN-03")])
     a, b = (next(d for d in decks if d.name.startswith(x)) for x in ("Anvil", "Gale"))
     assert narration_errors(a, b, 2000020)[0] == []
-    e = {"type": "to_deck_bottom", "card": "EA-09", "iid": 29, "player": 0, "from": "hand",
-         "seen_by": [0, 1]}
-    assert all("iid" not in seat_event(e, v) and seat_event(e, v)["card"] == "EA-09"
-               for v in (0, 1))
+    e = ToDeckBottom("EA-09", 29, 0, "hand", [0, 1])
+    assert all(seat_event(e, v).iid is None and seat_event(e, v).card == "EA-09" and
+               "iid" not in seat_event(e, v).to_dict() for v in (0, 1))

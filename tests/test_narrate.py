@@ -8,6 +8,7 @@ from conftest import P, do, make, to_attack
 from nivel_env.cards import load_card_db, load_deck
 from nivel_env.engine import new_game
 from nivel_env.engine.const import PER
+from nivel_env.engine.events import ReturnToHand, Reveal
 from nivel_env.narrate import Narrator, narrate
 
 
@@ -50,11 +51,11 @@ def test_the_opponents_draws_are_a_count_and_a_search_names_nothing_unrevealed()
             lines = narrate(g, viewer)
             assert lines[-1].startswith("Game over: you ")
             for e, line in zip(g.events, [Narrator(g, viewer).line(e) for e in g.events]):
-                if e["type"] == "draw" and e["player"] != viewer:
+                if e.kind == "draw" and e.player != viewer:
                     assert line.startswith("Your opponent draws ") and "card" in line
-                if e["type"] == "search" and e["player"] != viewer:
+                if e.kind == "search" and e.player != viewer:
                     seen_search += 1
-                    assert db.get(e["card"]).name not in line
+                    assert db.get(e.card).name not in line
     assert seen_search > 0
 
 
@@ -82,11 +83,11 @@ def test_cards_changed_by_an_effect_name_the_effect(db):
     g = make(db, P(level=5, hand=["DA-14"]), P("T-L02", units=["T-002"]))
     n = Narrator(g, 0)
     n.cause = ["Gust"]
-    assert n.line({"type": "return_to_hand", "card": "T-002", "iid": g.unit[3],
-                   "player": 1}) == "Their Flame Lancer returns to its owner’s hand (Gust)."
-    assert n.line({"type": "reveal", "player": 1, "card": "T-002"}) == \
+    assert n.line(ReturnToHand("T-002", g.unit[3], 1)) == \
+        "Their Flame Lancer returns to its owner’s hand (Gust)."
+    assert n.line(Reveal(1, "T-002", g.unit[3], "return_to_hand", "hand")) == \
         "Your opponent reveals Flame Lancer."
-    assert n.line({"type": "reveal", "player": 0, "card": "T-002"}) == "You reveal Flame Lancer."
+    assert n.line(Reveal(0, "T-002", 1, "search", "hand")) == "You reveal Flame Lancer."
 
 
 def test_a_stat_change_names_its_cause(db):
@@ -117,12 +118,12 @@ def test_a_trigger_says_what_it_does_and_becomes_the_cause():
         n = Narrator(g, 0)
         for e in g.events:
             line = n.line(e)
-            if e["type"] == "damage" and e["trigger"]:
+            if e.kind == "damage" and e.trigger:
                 seen += 1
-                text = [x for x in db.get(e["card"]).text.splitlines()
+                text = [x for x in db.get(e.card).text.splitlines()
                         if x.startswith("[Trigger] ")][0][len("[Trigger] "):]
-                assert f"a Trigger! {db.get(e['card']).name}: {text}" in line
-                assert n.cause and n.cause[-1] == db.get(e["card"]).name
+                assert f"a Trigger! {db.get(e.card).name}: {text}" in line
+                assert n.cause and n.cause[-1] == db.get(e.card).name
     assert seen > 3
 
 
@@ -206,10 +207,10 @@ def test_cards_an_effect_moves_out_of_a_hand_or_deck_are_not_named_to_the_other_
                for x in told_me), told_me
     # the events as the other seat may read them carry no card either
     from nivel_env.engine.hidden import seat_event
-    moved = [e for e in g.events if e["type"] in ("to_deck_bottom", "return_to_hand")]
+    moved = [e for e in g.events if e.kind in ("to_deck_bottom", "return_to_hand")]
     assert len(moved) == 4
-    assert all("card" not in seat_event(e, 1 - e["player"]) for e in moved[:2] + moved[3:])
-    assert "card" not in seat_event(moved[2], 0) and "card" in seat_event(moved[2], 1)
+    assert all(seat_event(e, 1 - e.player).card is None for e in moved[:2] + moved[3:])
+    assert seat_event(moved[2], 0).card is None and seat_event(moved[2], 1).card is not None
 
 
 def test_a_card_condition_still_reveals_the_moved_card(tmp_path):
@@ -257,7 +258,7 @@ def test_an_awakened_leader_is_told_by_the_face_in_play(db):
              turn_player=1, phase="attack")
     do(g, "end attack phase")                     # player 0's turn: level 6, awakening
     do(g, "end main phase")
-    woke = next(i for i, e in enumerate(g.events) if e["type"] == "awaken")
+    woke = next(i for i, e in enumerate(g.events) if e.kind == "awaken")
     do(g, "activate Hwaryeon, Wildfire Queen")
     do(g, "pick Ember Squire (hand 0)")           # the discard it costs
     mine, theirs = narrate(g, 0), narrate(g, 1)
@@ -294,13 +295,13 @@ _PAIRS = [(a, b) for a in ("ember-rush", "veil-piercers", "anvil-guild", "tide-s
 def _leader_face_errors(g, viewer: int) -> tuple[list[str], int]:
     """Lines that name a leader by the face it did not show at the event told, and how
     many lines named an awakened leader (random games start unawakened)."""
-    woke = {e["player"]: i for i, e in enumerate(g.events) if e["type"] == "awaken"}
+    woke = {e.player: i for i, e in enumerate(g.events) if e.kind == "awaken"}
     leaders = [g.card(p * PER) for p in (0, 1)]
     out, backs = [], 0
     for idx, line in Narrator(g, viewer).told_lines():
         e = g.events[idx[0]]
-        if e["type"] == "awaken":
-            c = leaders[e["player"]]
+        if e.kind == "awaken":
+            c = leaders[e.player]
             if not line.endswith(f"{c.name} turns to {c.back.name}."):
                 out.append(f"the awakening names the wrong faces: {line!r}")
             continue
@@ -386,7 +387,7 @@ def test_the_repeat_check_catches_what_issue_29_reported(db):
     do(g, "defend")
     do(g, "end attack phase")
     ev = g.events
-    at = {t: next(i for i in range(start, len(ev)) if ev[i]["type"] == t and
+    at = {t: next(i for i in range(start, len(ev)) if ev[i].kind == t and
                   (t != "keyword" or ev[i]["keyword"] == "Return to hand"))
           for t in ("battle", "trash", "keyword", "return_to_hand")}
     told = [((at["battle"],), "Your Flame Lancer (3) beats their Wraith (1): the blocker "

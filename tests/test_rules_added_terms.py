@@ -83,7 +83,7 @@ def test_1_2_5_an_effect_that_wins_ends_the_game_at_once(xdb):
     do(g, "Coronation")
     assert g.returns() == (1, -1)
     assert len(g.hand[0]) == hand - 1          # the draw after it was never carried out
-    assert [e["type"] for e in g.events[-2:]] == ["game_effect", "game_over"]
+    assert [e.kind for e in g.events[-2:]] == ["game_effect", "game_over"]
 
 
 def test_1_2_5_with_1_2_3_each_player_losing_by_an_effect_is_a_draw(xdb):
@@ -171,12 +171,12 @@ def test_7_2_1_1_a_unit_forbidden_to_attack_cannot_be_made_to(xdb):
     g = game(xdb, P(hand=["X-CHARGE"], units=["X-7"]), P("T-L02"), turn=1, first_player=0,
              config={"first_turn_attack": False})
     do(g, "Sound the Charge")                   # first turn: no attack, the draw still
-    assert g.damage[1] == [] and not any(e["type"] == "attack" for e in g.events)
+    assert g.damage[1] == [] and not any(e.kind == "attack" for e in g.events)
     g = game(xdb, P(hand=["X-CHARGE"], units=["X-7"]), P("T-L02"), turn=3)
     g.mods.append((K.M_PROHIBIT, g.unit[0], K.PROHIBIT_ATTACK, K.U_TURN, 1))
     g.dirty = True
     do(g, "Sound the Charge")                   # 1.3.4: the prohibition wins
-    assert g.damage[1] == [] and not any(e["type"] == "attack" for e in g.events)
+    assert g.damage[1] == [] and not any(e.kind == "attack" for e in g.events)
 
 
 def test_attack_only_by_your_own_unit(tmp_path):

@@ -144,8 +144,8 @@ def test_8_6_2_an_equip_condition_reads_the_cost_on_the_field(cdb):
     g = game(cdb, dict(units=[{"card": "FI-05", "items": ["EA-10"]}], hand=["WA-29"]), {})
     do(g, "use Lightened Load")
     assert g.items[0] == []
-    lost = [e for e in g.events if e["type"] == "equip_lost"]
-    assert [e["card"] for e in lost] == ["EA-10"]
+    lost = [e for e in g.events if e.kind == "equip_lost"]
+    assert [e.card for e in lost] == ["EA-10"]
 
 
 def test_a_cost_filter_reads_the_cost_on_the_field(cdb):
@@ -202,7 +202,7 @@ def test_10_2_5_2_4_mutual_destruction_reads_its_card_as_it_lies_in_the_trash(cd
            "field, less than the attacker's 3" in block.notes
     do(g, "defend with Cinder Martyr")
     assert g.unit[0] >= 0 and g.card(g.unit[0]).id == "FI-06"
-    assert any(e.get("keyword") == "Mutual Destruction" for e in g.events)
+    assert any(getattr(e, "keyword", None) == "Mutual Destruction" for e in g.events)
 
 
 @pytest.mark.parametrize("first, lancer_stays", [("exit", True), ("Mutual Destruction", False)])

@@ -92,7 +92,7 @@ def ids(g, pile):
 
 
 def types(g, since=0):
-    return [e["type"] for e in g.events[since:]]
+    return [e.kind for e in g.events[since:]]
 
 
 def refused(tmp_path, card: str, match: str):
@@ -140,8 +140,8 @@ def test_3_2_3_cards_leave_the_deck_one_at_a_time_from_the_top(xdb):
     g = make(xdb, P(OPP, hand=["X-MILL"], deck=["T-021", "T-022", "T-023", "T-024"]), P())
     since = len(g.events)
     do(g, "Sift")
-    mills = [e for e in g.events[since:] if e["type"] == "mill"]
-    assert [e["card"] for e in mills] == ["T-021", "T-022", "T-023"]
+    mills = [e for e in g.events[since:] if e.kind == "mill"]
+    assert [e.card for e in mills] == ["T-021", "T-022", "T-023"]
     assert ids(g, g.trash[0])[-3:] == ["T-021", "T-022", "T-023"]
     assert ids(g, g.deck[0]) == ["T-024"]
 
@@ -187,8 +187,8 @@ def test_4_8_2_a_card_in_the_trash_is_not_trashed_again(xdb):
     g = make(xdb, P(hand=["X-SMITE"]), P(OPP, units=["X-ASH"]))
     do(g, "Smite")
     iid = next(i for i in g.trash[1] if g.card(i).id == "X-ASH")
-    trashes = [e for e in g.events if e["type"] == "trash" and e["card"] == "X-ASH"]
-    exits = [e for e in g.events if e["type"] == "effect" and e["card"] == "X-ASH"]
+    trashes = [e for e in g.events if e.kind == "trash" and e.card == "X-ASH"]
+    exits = [e for e in g.events if e.kind == "effect" and e.card == "X-ASH"]
     assert len(trashes) == 1 and len(exits) == 1
     assert g.trash[1] == [iid] and g.stamp[iid] == 1       # one move: unit zone -> trash
     assert g.decision_name == "main"
@@ -228,7 +228,7 @@ def test_5_1_5_the_first_player_is_chosen_at_random(decks):
     firsts = []
     for seed in range(200):
         g = new_game(*decks, seed=seed)
-        setup = next(e for e in g.events if e["type"] == "setup")
+        setup = next(e for e in g.events if e.kind == "setup")
         assert setup["first_player"] == g.first
         firsts.append(g.first)
     assert 70 <= firsts.count(0) <= 130, firsts.count(0)
@@ -282,8 +282,8 @@ def test_8_2_1_2_a_skill_activated_from_the_hand_is_shown_to_the_opponent(xdb):
     assert decision_info(g).purpose == K.P_TARGET                  # the effect is waiting
     hex_ = g.skill[0][0]
     assert g.card(hex_).id == "X-HEX" and who_sees(g, hex_) == (0, 1)
-    used = next(e for e in g.events[since:] if e["type"] == "skill")
-    assert seat_event(used, 1)["card"] == "X-HEX"
+    used = next(e for e in g.events[since:] if e.kind == "skill")
+    assert seat_event(used, 1).card == "X-HEX"
 
 
 def test_8_2_1_2_a_leader_effect_activated_from_the_level_zone_is_shown(db):
@@ -292,9 +292,9 @@ def test_8_2_1_2_a_leader_effect_activated_from_the_level_zone_is_shown(db):
     g = make(db, P(hand=["T-001", "T-002"]), P(OPP))
     since = len(g.events)
     do(g, "activate Blaze Captain (leader)")
-    act = next(e for e in g.events[since:] if e["type"] == "activate")
+    act = next(e for e in g.events[since:] if e.kind == "activate")
     seen = seat_event(act, 1)
-    assert seen["card"] == "T-L01" and seen["ability"] == act["ability"] >= 0
+    assert seen.card == "T-L01" and seen.ability == act.ability >= 0
 
 
 # ----------------------------------------------------------------------------- 8.3.4
@@ -329,7 +329,7 @@ def test_8_5_2_1_an_effect_ending_is_dealt_with_before_an_effect_triggered_with_
     do(g, "Smite")
     do(g, "pick Last Watch")
     assert unit(g, 1, 1) is None and power(g, 1, 0) == (3 if holder == "X-FRONT" else 5)
-    assert any(e["type"] == "effect" and e["card"] == "X-WATCH" for e in g.events)
+    assert any(e.kind == "effect" and e.card == "X-WATCH" for e in g.events)
     assert len(g.hand[1]) == draws
 
 
@@ -373,7 +373,7 @@ def test_8_5_3_2_an_effect_triggered_by_effects_ending_waits_until_they_all_ende
     do(g, "end attack")
     t = types(g, since)
     exit_at = next(i for i, e in enumerate(g.events[since:])
-                   if e["type"] == "effect" and e["card"] == "X-ECHO")
+                   if e.kind == "effect" and e.card == "X-ECHO")
     assert t.index("expire") < t.index("power_zero") < exit_at
     assert unit(g, 0, 0) is None and len(g.hand[0]) == 1              # Exit: draw 1
 
@@ -397,8 +397,8 @@ def test_11_1_2_a_revealed_card_stays_in_its_zone(xdb):
     g = make(xdb, P(hand=["X-TUCK", "T-001", "T-021"], deck=["T-002"] * 3), P(OPP))
     tucked = next(i for i in g.hand[0] if g.card(i).id == "T-001")
     do(g, "Tuck Away")
-    shown = [e for e in g.events if e["type"] == "reveal"]
-    assert [(e["iid"], e["to"]) for e in shown] == [(tucked, "deck")]
+    shown = [e for e in g.events if e.kind == "reveal"]
+    assert [(e.iid, e.to) for e in shown] == [(tucked, "deck")]
     assert g.zone(tucked) == K.Z_DECK and g.deck[0][0] == tucked
     assert len(g.deck[0]) == 4 and ids(g, g.hand[0]) == ["T-021"]
 

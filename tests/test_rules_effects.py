@@ -197,7 +197,7 @@ def test_8_1_3_2_1_effect_of_a_moved_card_does_not_resolve(db):
     move(g, iid, K.Z_HAND)
     resolve_entry(g, g.pend.pop())
     assert g.stack[-1] != (K.T_DAMAGE, 1, 1)
-    assert g.events[-1]["type"] == "fizzle"
+    assert g.events[-1].kind == "fizzle"
 
 
 def test_active_main_with_cost_trashes_small_unit(db):

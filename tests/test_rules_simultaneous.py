@@ -40,7 +40,7 @@ def test_1_2_3_damage_to_each_player_past_ten_is_a_draw(xdb, simultaneous):
     if simultaneous:                        # both took their damage, then both lost
         assert g.returns() == (0, 0)
         assert len(g.damage[0]) >= 10 and len(g.damage[1]) >= 10
-        assert g.events[-1]["reason"] == "both lost"
+        assert g.events[-1].reason == "both lost"
     else:                                   # the turn player's part first: they lose alone
         assert g.returns() == (-1, 1) and len(g.damage[1]) == 9
 

@@ -88,7 +88,7 @@ def refused(tmp_path, ability: str, field: str):
 
 
 def types(g, since=0) -> list:
-    return [e["type"] for e in g.events[since:]]
+    return [e.kind for e in g.events[since:]]
 
 
 def pick_any(g):
@@ -154,8 +154,8 @@ def test_4_5_2_damage_to_each_player_opens_both_windows_before_either_is_process
     g = make(xdb, P(hand=["X-STORM"], units=["X-OMEN"], deck=TEN),
              P("T-L02", units=["X-OMEN"], deck=TEN))
     do(g, "Firestorm")
-    ev = [e for e in g.events if e["type"] in ("effect", "damage")]
-    assert [(e["type"], e["player"]) for e in ev] == [
+    ev = [e for e in g.events if e.kind in ("effect", "damage")]
+    assert [(e.kind, e.player) for e in ev] == [
         ("effect", 0), ("effect", 1), ("damage", 0), ("damage", 1)]
 
 
@@ -220,7 +220,8 @@ def test_8_4_1_1_met_during_an_effect_it_is_carried_out_after_it_once_per_card(x
     do(g, "Late Study")
     assert len(g.hand[0]) == hand - 1 + 2          # no third card
     assert power(g, 0, 0) == 4                     # +1 twice, afterwards
-    ev = [(e["type"], e.get("when")) for e in g.events if e["type"] in ("effect", "effect_end")]
+    ev = [(e.kind, getattr(e, "when", None)) for e in g.events
+          if e.kind in ("effect", "effect_end")]
     assert ev == [("effect_end", None), ("effect", "whenever"), ("effect_end", None),
                   ("effect", "whenever"), ("effect_end", None)]
 
@@ -244,7 +245,7 @@ def test_8_4_1_1_with_8_4_3_during_damage_processing_it_waits_for_its_end(xdb):
     attack_unblocked(g, "Twin Blade")              # the top card, T-001: Trigger, draw 1
     ts = types(g)
     last_damage = len(ts) - 1 - ts[::-1].index("damage")
-    whenever = [i for i, e in enumerate(g.events) if e.get("when") == "whenever"]
+    whenever = [i for i, e in enumerate(g.events) if getattr(e, "when", None) == "whenever"]
     assert ts.count("damage") == 1 and len(whenever) == 2   # the Trigger cancelled the rest
     assert min(whenever) > last_damage
     assert power(g, 1, 0) == 3 and power(g, 1, 2) == 3
@@ -256,7 +257,7 @@ def test_8_4_1_1_with_8_4_3_during_damage_processing_it_waits_for_its_end(xdb):
                deck=["T-002", "T-001"] + ["T-002"] * 8))
     attack_unblocked(g, "Twin Blade")
     assert g.returns() == (1, -1) and types(g).count("damage") == 2
-    assert not any(e.get("when") == "whenever" for e in g.events)
+    assert not any(getattr(e, "when", None) == "whenever" for e in g.events)
 
 
 def test_8_4_1_1_it_waits_through_a_battle_its_effect_declared(xdb):
@@ -268,7 +269,7 @@ def test_8_4_1_1_it_waits_through_a_battle_its_effect_declared(xdb):
     do(g, "Study and Charge")
     do(g, "defend")
     assert g.unit[0] < 0                           # 2 < 3: Page Turner was trashed
-    assert any(e["type"] == "fizzle" for e in g.events)   # it left before its turn came
+    assert any(e.kind == "fizzle" for e in g.events)   # it left before its turn came
 
 
 def test_8_4_1_1_whose_opponent_and_discard_versus_trash(xdb):
@@ -290,7 +291,7 @@ def test_8_4_1_1_the_effect_of_a_card_that_left_does_nothing(xdb):
     to_attack(g)
     do(g, "attack with Gleaner")
     do(g, "defend")
-    assert g.unit[0] < 0 and not any(e.get("when") == "whenever" for e in g.events)
+    assert g.unit[0] < 0 and not any(getattr(e, "when", None) == "whenever" for e in g.events)
 
 
 def test_whenever_renders_what_it_watches_in_both_languages(xdb):
@@ -353,7 +354,7 @@ def test_1_2_2_2_ten_when_the_effect_ends_loses_and_nothing_after_it_happens(xdb
              P("T-L02"))
     do(g, "Blood Pledge")
     assert g.returns() == (-1, 1)
-    assert not any(e.get("when") == "whenever" for e in g.events)
+    assert not any(getattr(e, "when", None) == "whenever" for e in g.events)
     assert types(g)[-2:] == ["effect_end", "game_over"]
 
 
@@ -372,7 +373,7 @@ def test_cards_put_into_the_damage_zone_are_not_damage(xdb):
     do(g, "Deep Toll")                             # 5 asked, 3 there; then the draw...
     assert len(g.damage[0]) == 3 and len(g.deck[0]) == 0
     assert g.returns() == (-1, 1)                  # ...from an empty deck loses (1.2.2.4)
-    assert [e["type"] for e in g.events if e["type"] in ("to_damage", "damage")] == \
+    assert [e.kind for e in g.events if e.kind in ("to_damage", "damage")] == \
         ["to_damage"] * 3
     g = make(xdb, P(hand=["X-PLEDGE"], deck=["T-001"] * 5), P("T-L02"))
     hand = len(g.hand[0])
@@ -452,5 +453,5 @@ def test_the_nv3_cards_keep_every_check(games):
         while not g.is_terminal():
             g.apply_action(always_play(g, g.legal_actions(), i))
             i += 1
-        seen |= {e.get("when") or e["type"] for e in g.events}
+        seen |= {getattr(e, "when", None) or e.kind for e in g.events}
     assert {"whenever", "to_damage"} <= seen

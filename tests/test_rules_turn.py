@@ -10,7 +10,7 @@ def test_5_1_6_mulligan_redraws_five(decks):
     before = list(g.hand[p])
     g.apply_action(A.MULLIGAN)
     assert len(g.hand[p]) == 5 and len(g.deck[p]) == 35
-    assert g.events[-1]["type"] == "mulligan" or any(e["type"] == "mulligan" for e in g.events)
+    assert g.events[-1].kind == "mulligan" or any(e.kind == "mulligan" for e in g.events)
     assert g.current_player == 1 - p and g.decision.kind == "mulligan"
     assert sorted(before + g.deck[p]) != sorted(g.deck[p])  # cards went back and came again
 
@@ -65,7 +65,7 @@ def test_8_6_2_item_trashed_when_condition_fails(db):
     g = make(db, P(level=9, units=[{"card": "T-002", "items": ["T-018"]}], hand=["T-020"]))
     do(g, "use Tailwind")                       # +2 power: 5 > Wind Shield's power 4 limit
     assert g.items[0] == []
-    assert any(e["type"] == "equip_lost" for e in g.events)
+    assert any(e.kind == "equip_lost" for e in g.events)
 
 
 def test_skill_resolves_and_stays_until_end_phase(db):

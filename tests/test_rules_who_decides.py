@@ -114,7 +114,7 @@ def test_8_4_4_a_unit_at_0_power_waits_until_both_have_discarded(wdb, simultaneo
     guard_on_field = g.unit[0] >= 0
     assert guard_on_field == simultaneous
     do(g, "pick Tide Guard")
-    assert g.unit[0] < 0 and any(e["type"] == "power_zero" for e in g.events)
+    assert g.unit[0] < 0 and any(e.kind == "power_zero" for e in g.events)
     assert all(t[0] != K.T_LOSS_CHECK for t in g.stack)
 
 
@@ -174,7 +174,7 @@ def test_3_1_6_one_card_needs_no_order(wdb):
     g = make(wdb, P(hand=["W-BANISH"]), P("T-L02", units=["T-021"]))
     do(g, "use Banish Host")
     assert g.decision.kind == "main" and deck_names(g, 1, 1) == ["Tide Guard"]
-    assert not any(e["type"] == "card_order" for e in g.events)
+    assert not any(e.kind == "card_order" for e in g.events)
 
 
 def test_3_1_6_cards_from_a_hand_are_ordered_after_they_are_chosen(wdb):

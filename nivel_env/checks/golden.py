@@ -29,7 +29,7 @@ def playthrough(deck_0, deck_1, seed: int, config=None) -> str:
     step = 0
     while True:
         for e in g.events[seen:]:
-            lines.append("  event " + json.dumps(e, sort_keys=True, ensure_ascii=False))
+            lines.append("  event " + json.dumps(e.to_dict(), sort_keys=True, ensure_ascii=False))
         seen = len(g.events)
         st = state_digest(g, 12)
         if g.is_terminal():

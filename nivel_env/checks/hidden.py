@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import copy
 import re
+from dataclasses import replace
 
 import numpy as np
 
@@ -230,7 +231,7 @@ def told_errors(enc, g, p: int, moves: list, seed: int, stats: dict | None = Non
         n = len(x.events)
         x.apply_action(a)
         keep |= visible(x, p)
-        keep |= {e["iid"] for e in x.events[n:] if e["type"] == "reveal"}
+        keep |= {e.iid for e in x.events[n:] if e.kind == "reveal"}
         if x.result is not None:
             break
     worlds = (("substituted", substitute(g, p, seed, keep=keep, reseed=False)),
@@ -277,13 +278,13 @@ def _decide(agent, g) -> tuple:
     return move, (getattr(a, "last_stats", None) or {}).get("visits")
 
 
-def _named(e: dict, names: dict) -> dict:
-    """``e`` with its card instance named by the order in which the told events first
-    mention it: instance names are arbitrary (``relabel``), so two worlds may pick
-    different copies of a card where the player sees no difference."""
-    if "iid" not in e:
+def _named(e, names: dict):
+    """Event record ``e`` with its card instance named by the order in which the told
+    events first mention it: instance names are arbitrary (``relabel``), so two worlds may
+    pick different copies of a card where the player sees no difference."""
+    if getattr(e, "iid", None) is None:
         return e
-    return {**e, "iid": names.setdefault(e["iid"], len(names))}
+    return replace(e, iid=names.setdefault(e.iid, len(names)))
 
 
 # ------------------------------------------------------------------ agents

@@ -55,13 +55,13 @@ OBSERVE_EVERY = 3       # decisions between observation-bounds checks (both play
 
 def _coverage(g, policies) -> dict:
     out: dict = {}
-    for e in g.log:
-        t = e.get("type")
+    for e in g.events:
+        t = e.kind
         name = COVERED.get(t)
-        if t == "damage" and e.get("trigger"):            # 4.5.4.3: its trigger resolves
+        if t == "damage" and e.trigger:                   # 4.5.4.3: its trigger resolves
             name = "triggers"
-        if name is not None and e.get("player") in (0, 1):
-            key = (policies[e["player"]], name)
+        if name is not None and getattr(e, "player", None) in (0, 1):
+            key = (policies[e.player], name)
             out[key] = out.get(key, 0) + 1
     return out
 

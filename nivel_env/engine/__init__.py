@@ -16,6 +16,7 @@ from . import actions, const as K
 from .actions import N_ACTIONS
 from .config import RuleConfig
 from .errors import IllegalActionError, ScenarioError
+from .events import Start
 from .flow import setup
 from .state import Decision, Game, blank_game
 from . import keywords  # registers the sub-keywords' handlers at the trigger points (hooks.py)
@@ -68,10 +69,7 @@ def new_game(deck_0: Deck, deck_1: Deck, seed: int = 0, config: RuleConfig | Non
             iid = p * K.PER + 1 + i
             g.deck[p].append(iid)
             g.where[iid] = K.Z_DECK * 4 + 3
-    start = {"type": "start", "seed": seed, "decks": [deck_0.name, deck_1.name],
-             "leaders": [deck_0.leader.id, deck_1.leader.id]}
-    if mirror:
-        start["mirror"] = True
-    g.log.append(start)
+    g.log.append(Start(seed, [deck_0.name, deck_1.name],
+                       [deck_0.leader.id, deck_1.leader.id], bool(mirror)))
     setup(g, mirror)
     return g

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from ..cards import model as m
 from . import const as K
+from .events import Attack, Battle, BattleEnd, Damage, DeckOut, Defend, Guardian
 from .damage_window import damage_occurs
 from .effects import push_frame
 from .hooks import (ACTION_DONE, ATTACK_DECLARED, BATTLE_STEP, BATTLE_WON, CAN_DEFEND,
@@ -63,8 +64,7 @@ def declare_attack(g, lane: int, by_effect: bool = False) -> None:
     g.battle = [iid, lane, -1, K.BS_GUARD, (), False, g.stamp[iid], -1]
     for h in ATTACK_DECLARED.values():                              # Breakthrough, Duelist
         h(g, s, g.battle)
-    g.log.append({"type": "attack", "player": p, "card": g.card(iid).id, "iid": iid, "lane": lane,
-                  **({"by_effect": True} if by_effect else {})})
+    g.log.append(Attack(p, g.card(iid).id, iid, lane, by_effect))
     g.stack.append((K.T_BATTLE,))
     trigger_timing(g, iid, m.ATTACKER)                              # 7.2.2
 
@@ -157,12 +157,16 @@ def defense_option(g) -> tuple[int, bool]:
     return lane, bool(b[K.B_DUEL])                                  # 10.2.3.5.3
 
 
-def declare_defense(g, iid: int, guardian: bool = False) -> None:
+def declare_defense(g, iid: int, payment: str | None = None) -> None:
+    """``iid`` blocks (7.3); ``payment``: the Guardian payment it stepped in with
+    (10.2.6.3.4: "barrier", "sacrifice" or "offset"), None for the encounter unit."""
     b = g.battle
     b[K.B_DEF], b[K.B_DEF_STAMP] = iid, g.stamp[iid]
     q = iid // K.PER
-    g.log.append({"type": "guardian" if guardian else "defend", "player": q,
-                  "card": g.card(iid).id, "iid": iid, "lane": g.where[iid] & 3})
+    if payment is not None:
+        g.log.append(Guardian(q, g.card(iid).id, iid, g.where[iid] & 3, payment))
+    else:
+        g.log.append(Defend(q, g.card(iid).id, iid, g.where[iid] & 3))
     trigger_timing(g, iid, m.DEFENDER)                              # 7.3.2
     s = unit_slot(g, iid)
     for h in DEFENSE_DECLARED.values():                             # Finale
@@ -205,37 +209,35 @@ def run_battle(g, t: tuple) -> None:
         g.mods = [md for md in g.mods if md[3] != K.U_BATTLE]       # 7.5.1
         g.dirty = True
         g.battle = None
-        g.log.append({"type": "battle_end"})
+        g.log.append(BattleEnd())
 
 
 def _battle_step(g, b, atk_here: bool) -> None:
     p = g.tp
     atk, dfn = b[K.B_ATK], b[K.B_DEF]
     if not atk_here:                                                # 7.4.1
-        g.log.append({"type": "battle", "result": "attacker_gone"})
+        g.log.append(Battle("attacker_gone"))
         return
     ensure(g)
     sa = unit_slot(g, atk)
     if dfn < 0 or not _present(g, dfn, b[K.B_DEF_STAMP]):
         if dfn >= 0 and not g.cfg.damage_if_defender_gone:
-            g.log.append({"type": "battle", "result": "defender_gone"})
+            g.log.append(Battle("defender_gone"))
             return
         hit = g.ht[sa]                                              # 7.4.2
-        g.log.append({"type": "battle", "result": "unblocked", "damage": hit, "player": 1 - p})
+        g.log.append(Battle("unblocked", damage=hit, player=1 - p))
         damage_occurs(g, ((1 - p, hit),))                          # 4.5.2
         return
     sd = unit_slot(g, dfn)
     pa, pd = g.pw[sa], g.pw[sd]
     if pa >= pd:                                                    # 7.4.3
-        g.log.append({"type": "battle", "result": "defender_trashed", "attacker_power": pa,
-                      "defender_power": pd})
+        g.log.append(Battle("defender_trashed", attacker_power=pa, defender_power=pd))
         won = [w for w in (h(g, p, atk, sa) for h in BATTLE_WON.values()) if w is not None]
         trash_from_field(g, dfn, by_effect=False, by_battle=True, other=atk)
         for kind, n in won:                                         # Pierce, Plunder
             queue(g, K.AUTO, p, kind, atk, n)
     else:
-        g.log.append({"type": "battle", "result": "attacker_trashed", "attacker_power": pa,
-                      "defender_power": pd})
+        g.log.append(Battle("attacker_trashed", attacker_power=pa, defender_power=pd))
         trash_from_field(g, atk, by_effect=False, by_battle=True, other=dfn)
 
 
@@ -267,7 +269,7 @@ def run_guard(g, t: tuple) -> None:
     for iid in picked:
         pay(g, q, iid)
     if guardian >= 0 and g.where[guardian] >> 2 == K.Z_UNIT:
-        declare_defense(g, guardian, guardian=True)
+        declare_defense(g, guardian, payment=k.guardian)
 
 
 def guard_pick(g, t: tuple, iid: int) -> None:
@@ -282,7 +284,7 @@ def run_damage(g, t: tuple) -> None:
     if n <= 0:
         return
     if not g.deck[p]:                                               # 4.5.3
-        g.log.append({"type": "deck_out", "player": p, "during": "damage"})
+        g.log.append(DeckOut(p, "damage"))
         lose(g, p)
         return
     n -= 1                                                          # 4.5.4.1
@@ -292,8 +294,7 @@ def run_damage(g, t: tuple) -> None:
     g.stamp[iid] += 1
     g.dirty = True
     c = g.card(iid)
-    g.log.append({"type": "damage", "player": p, "card": c.id, "iid": iid,
-                  "total": len(g.damage[p]), "trigger": c.trigger_ability is not None})
+    g.log.append(Damage(p, c.id, iid, len(g.damage[p]), c.trigger_ability is not None))
     for h in ACTION_DONE.values():                                  # 8.4.1.1
         h(g, "damage", p, 1)
     if c.trigger_ability is not None:                               # 4.5.4.3

@@ -20,6 +20,7 @@ import weakref
 
 from ..cards import model as m
 from . import const as K
+from .events import DamageWindow
 from .match import gates_ok
 from .zones import unit_abilities
 
@@ -65,7 +66,7 @@ def damage_occurs(g, hits) -> None:
     for q, n in hits:
         mine = window_effects(g, q)
         if mine:
-            g.log.append({"type": "damage_window", "player": q, "amount": n})
+            g.log.append(DamageWindow(q, n))
             entries.extend(mine)
     if entries:
         g.stack.append((K.T_BATCH, tuple(entries)))

@@ -22,6 +22,7 @@ from functools import lru_cache
 
 from ..cards import model as m
 from . import const as K
+from .events import Decline, Discard, Effect, EffectEnd, Fizzle, Keyword
 from .hooks import PENDING
 from .match import condition
 from .verbs import HANDLERS
@@ -103,8 +104,7 @@ def run_frame(g, f: tuple) -> None:
         return
     seq = ab.sequence
     if step >= len(seq):
-        g.log.append({"type": "effect_end", "player": p, "card": g.card(self_iid).id,
-                      "ability": key})
+        g.log.append(EffectEnd(p, g.card(self_iid).id, key))
         effect_over(g)
         return
     a = seq[step]
@@ -211,7 +211,7 @@ def frame_pass(g, f: tuple) -> None:
     if f[F_SUB] == SUB_PICKING:
         g.stack.append(f[:F_SUB] + (SUB_PICKED,) + f[F_SUB + 1:])
     elif f[F_STEP] < 0:
-        g.log.append({"type": "decline", "player": f[F_P], "card": g.card(f[F_SELF]).id})
+        g.log.append(Decline(f[F_P], g.card(f[F_SELF]).id))
     else:
         seq = g.db.abilities[f[F_KEY]].sequence
         _after_part(g, f, seq, f[F_DID] if each_in_turn(g, seq[f[F_STEP]]) else False)
@@ -271,23 +271,19 @@ def resolve_entry(g, e: tuple) -> None:
     if kind == K.K_ABILITY:
         ab = g.db.abilities[arg]
         if moved and ab.when not in (m.EXIT, "trigger"):
-            g.log.append({"type": "fizzle", "player": p, "card": g.card(iid).id,
-                          "reason": "left its zone (8.1.3.2.1)"})
+            g.log.append(Fizzle(p, g.card(iid).id, None, "left its zone (8.1.3.2.1)"))
             return
         if ab.condition is not None and not condition(g, p, iid, ab.condition):
             return
-        g.log.append({"type": "effect", "player": p, "card": g.card(iid).id, "ability": arg,
-                      "when": ab.when})
+        g.log.append(Effect(p, g.card(iid).id, arg, ab.when))
         push_frame(g, p, iid, ab)
         return
     label = K.KIND_NAMES[kind]
     pending = PENDING[kind]                        # a sub-keyword's effect (keywords.py)
     if pending.fizzles and moved:
-        g.log.append({"type": "fizzle", "player": p, "card": g.card(iid).id, "keyword": label,
-                      "reason": "left its zone (8.1.3.2.1)"})
+        g.log.append(Fizzle(p, g.card(iid).id, label, "left its zone (8.1.3.2.1)"))
         return
-    g.log.append({"type": "keyword", "player": p, "card": g.card(iid).id, "keyword": label,
-                  "value": arg if pending.shows_value else None})
+    g.log.append(Keyword(p, g.card(iid).id, label, arg if pending.shows_value else None))
     pending.resolve(g, p, iid, stamp, arg, arg2)
 
 
@@ -316,5 +312,4 @@ def discard_pick(g, t: tuple, iid: int) -> None:
 
 def _discard(g, p: int, iid: int, purpose: int) -> None:
     move(g, iid, K.Z_TRASH)
-    g.log.append({"type": "discard", "player": p, "card": g.card(iid).id, "iid": iid,
-                  "reason": K.PICK_PURPOSES[purpose]})
+    g.log.append(Discard(p, g.card(iid).id, iid, K.PICK_PURPOSES[purpose]))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from ..cards import model as m
 from . import combat, const as K, effects
+from .events import EndTurn, EquipLost, Expire, GameOver, Mulligan, PowerZero, Setup, Turn
 from .match import gates_ok, matches
 from .order import run_order
 from .rng import next_u64, shuffle
@@ -26,7 +27,7 @@ def setup(g, mirror: bool = False) -> None:
         g.rng = shuffle(g.rng, g.deck[p])
     g.rng, r = next_u64(g.rng)
     g.first = g.tp = r & 1                                         # 5.1.5
-    g.log.append({"type": "setup", "first_player": g.first, "seed_state": None})
+    g.log.append(Setup(g.first, None))
     for p in (g.first, 1 - g.first):
         draw(g, p, 5)                                              # 5.1.6
     if g.cfg.mulligan:
@@ -49,7 +50,7 @@ def mulligan(g, p: int, redraw: bool) -> None:
         g.known[p] = []
         g.rng = shuffle(g.rng, g.deck[p])
         draw(g, p, 5)
-    g.log.append({"type": "mulligan", "player": p, "redraw": redraw})
+    g.log.append(Mulligan(p, redraw))
 
 
 # ------------------------------------------------------------------- turns
@@ -62,14 +63,14 @@ def start_turn(g) -> None:
         g.truncated = True
         g.result = (0, 0)
         g.phase = K.OVER
-        g.log.append({"type": "game_over", "result": [0, 0], "reason": "max_turns"})
+        g.log.append(GameOver([0, 0], "max_turns"))
         return
     p = g.tp
     g.placed = [0, 0]
     g.attacked = []
     g.used = []
     g.dirty = True          # the turn player and this turn's attacks feed Chain (10.1.14.2)
-    g.log.append({"type": "turn", "turn": g.turn, "player": p})
+    g.log.append(Turn(g.turn, p))
     g.phase = K.LEVEL_UP
     change_level(g, p, 1)                                          # 6.2.1
     g.phase = K.DRAW
@@ -109,7 +110,7 @@ def end_phase(g, t: tuple) -> None:
         g.mods = [md for md in g.mods if md[3] != K.U_TURN]
         if len(g.mods) != before:
             g.dirty = True
-            g.log.append({"type": "expire", "count": before - len(g.mods)})
+            g.log.append(Expire(before - len(g.mods)))
         # all expire in one step, so no unit is trashed part-way (8.5.3.1); a unit left
         # at power 0 afterwards is trashed by rule processing (docs/rulings.md R1)
         g.stack.append((K.T_END, 2))
@@ -121,7 +122,7 @@ def end_phase(g, t: tuple) -> None:
         if excess > 0:
             g.stack.append((K.T_DISCARD, p, excess, K.P_HAND_LIMIT))
     else:
-        g.log.append({"type": "end_turn", "turn": g.turn, "player": p})
+        g.log.append(EndTurn(g.turn, p))
         g.stack.append((K.T_TURN,))
 
 
@@ -179,7 +180,7 @@ def rule_processing(g) -> None:
             zero = []
             g.dirty = True
         for iid in zero:                                           # 1.3.7.3
-            g.log.append({"type": "power_zero", "card": g.card(iid).id, "iid": iid})
+            g.log.append(PowerZero(g.card(iid).id, iid))
             trash_from_field(g, iid, by_effect=True)
         if zero:
             ensure(g)
@@ -213,7 +214,7 @@ def _check_equips(g) -> None:
         for it in list(g.items[s]):
             cond = g.card(it).equip
             if cond is not None and not matches(g, u, cond):
-                g.log.append({"type": "equip_lost", "card": g.card(it).id, "iid": it})
+                g.log.append(EquipLost(g.card(it).id, it))
                 trash_from_field(g, it, by_effect=False)
                 ensure(g)
 
@@ -231,5 +232,4 @@ def finish(g) -> None:
         return
     g.phase = K.OVER
     g.dec = None
-    g.log.append({"type": "game_over", "result": list(g.result),
-                  "reason": "both lost" if l0 and l1 else "loss"})
+    g.log.append(GameOver(list(g.result), "both lost" if l0 and l1 else "loss"))

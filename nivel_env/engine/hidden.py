@@ -34,9 +34,11 @@ the event as one seat may read it (the narration reads events through it).
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import NamedTuple
 
 from . import const as K
+from .events import Event
 from .rng import next_u64, seed_state, shuffle
 
 
@@ -198,25 +200,23 @@ def who_sees(g, iid: int) -> tuple:
     return (0, 1)
 
 
-#: event fields that name a card instance
-_NAMING = ("card", "iid")
-
-
-def seat_event(e: dict, viewer: int) -> dict:
-    """Event ``e`` as ``viewer`` may read it: without the card it names when that seat may
-    not know it -- the other player's search (its card is shown by a separate ``reveal``
-    event when the search has a card condition, 3.1.7), and a card moved out of a hand or
-    deck by an effect that the seat could not tell (the event's ``seen_by``, 3.8.3) --
-    and without the instance of a card put into a deck (3.2.2: once there, which copy
-    comes out later is not something any seat can tell)."""
-    hide = ("seen_by" in e and viewer not in e["seen_by"]) or \
-        (e.get("type") == "search" and e.get("player") != viewer)
-    if hide:
-        return {k: v for k, v in e.items() if k not in _NAMING}
-    if "iid" in e and (e.get("type") == "to_deck_bottom" or e.get("to") == "deck"):
+def seat_event(e: Event, viewer: int) -> Event:
+    """Event ``e`` as ``viewer`` may read it: without the card it names (``card`` and
+    ``iid`` None, left out of ``to_dict``) when that seat may not know it -- the other
+    player's search (its card is shown by a separate ``reveal`` event when the search has
+    a card condition, 3.1.7), and a card moved out of a hand or deck by an effect that the
+    seat could not tell (the event's ``seen_by``, 3.8.3) -- and without the instance
+    (``iid`` None) of a card put into a deck (3.2.2: once there, which copy comes out
+    later is not something any seat can tell)."""
+    seen_by = getattr(e, "seen_by", None)
+    if (seen_by is not None and viewer not in seen_by) or \
+            (e.kind == "search" and e.player != viewer):
+        return replace(e, card=None, iid=None)
+    if getattr(e, "iid", None) is not None and \
+            (e.kind == "to_deck_bottom" or getattr(e, "to", None) == "deck"):
         # 3.2.2: into a deck, where no one may see the cards, no one can follow one copy
         # of a card from another: the card may be named, its instance is not told
-        return {k: v for k, v in e.items() if k != "iid"}
+        return replace(e, iid=None)
     return e
 
 

@@ -7,6 +7,7 @@ handlers here.
 from __future__ import annotations
 
 from . import const as K
+from .events import Discard, ReturnToHand
 from .combat import can_attack
 from .damage_window import damage_occurs
 from .hooks import (ATTACK_DECLARED, BATTLE_STEP, BATTLE_WON, CAN_DEFEND, DEFENSE_DECLARED,
@@ -129,8 +130,7 @@ def _return(g, p, iid, stamp, arg, arg2):             # 10.2.5.3.3: at the end o
 def _return_to_hand(g, p, iid, stamp, arg, arg2):     # 10.2.5.3.3-4
     if g.stamp[iid] == stamp and g.where[iid] >> 2 == K.Z_TRASH:
         move(g, iid, K.Z_HAND)
-        g.log.append({"type": "return_to_hand", "card": g.card(iid).id, "iid": iid,
-                      "player": p})
+        g.log.append(ReturnToHand(g.card(iid).id, iid, p))
 
 
 # --------------------------------------------------------- Berserker 10.2.6.2
@@ -152,8 +152,7 @@ def _barrier_candidates(g, s, k):
 
 def _barrier_pay(g, q, iid):
     move(g, iid, K.Z_TRASH)
-    g.log.append({"type": "discard", "player": q, "card": g.card(iid).id, "iid": iid,
-                  "reason": "barrier"})
+    g.log.append(Discard(q, g.card(iid).id, iid, "barrier"))
 
 
 def _others(g, s):
@@ -179,7 +178,7 @@ def _offset_candidates(g, s, k):
 
 
 def _trash_paid(g, q, iid):
-    trash_from_field(g, iid, by_effect=True)
+    trash_from_field(g, iid, by_effect=True, pays="guardian")
 
 
 GUARDIAN["barrier"] = (_barrier_payable, _barrier_candidates, _barrier_pay)

@@ -6,6 +6,7 @@ and neither should import the other for it.
 from __future__ import annotations
 
 from . import const as K
+from .events import Awaken, Level
 
 
 def change_level(g, p: int, n: int) -> bool:
@@ -15,9 +16,9 @@ def change_level(g, p: int, n: int) -> bool:
         return False
     g.level[p] = new
     g.dirty = True
-    g.log.append({"type": "level", "player": p, "level": new})
+    g.log.append(Level(p, new))
     leader = g.card(p * K.PER)
     if leader.back is not None and not g.awake[p] and new >= leader.awakening:
         g.awake[p] = True
-        g.log.append({"type": "awaken", "player": p, "card": leader.id, "face": leader.back.name})
+        g.log.append(Awaken(p, leader.id, leader.back.name))
     return True

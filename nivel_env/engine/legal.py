@@ -9,6 +9,7 @@ from ..cards.phrases import noun_phrase
 from ..cards.text import render_condition
 from ..cards.vocab import CONDITION_BY_KEY, GATE
 from . import actions as A, combat, const as K, effects
+from .events import Activate, Equip, GuardianDeclined, NoDefense, Order, Phase, Play, Skill
 from .flow import mulligan, run
 from .match import condition, gates_ok, matches
 from .order import order_pick
@@ -295,11 +296,11 @@ def apply_action(g, a: int) -> None:
         if a == A.END_MAIN:
             stack.pop()
             g.phase = K.ATTACK
-            g.log.append({"type": "phase", "phase": "attack", "player": p})
+            g.log.append(Phase("attack", p))
             stack.append((K.T_ATTACK,))
         elif a == A.END_ATTACK:
             stack.pop()
-            g.log.append({"type": "phase", "phase": "end", "player": p})
+            g.log.append(Phase("end", p))
             stack.append((K.T_END, 0))
         else:
             move = A.decode(a)
@@ -319,7 +320,7 @@ def apply_action(g, a: int) -> None:
             if tk == K.T_FRAME:
                 effects.frame_pick(g, t, v)
             elif tk == K.T_BATCH:
-                g.log.append({"type": "order", "player": p})
+                g.log.append(Order(p))
                 effects.resolve_from_batch(g, t, v)
             elif tk == K.T_DISCARD:
                 effects.discard_pick(g, t, v)
@@ -332,12 +333,12 @@ def apply_action(g, a: int) -> None:
         mulligan(g, p, a == A.MULLIGAN)
     elif kind == K.D_GUARDIAN:
         if a == A.PASS:
-            g.log.append({"type": "guardian_declined", "player": p})
+            g.log.append(GuardianDeclined(p))
         else:
             combat.start_guard(g, A.decode(a).lane)
     elif kind == K.D_DEFENSE:
         if a == A.PASS:
-            g.log.append({"type": "no_defense", "player": p})
+            g.log.append(NoDefense(p))
         else:
             combat.declare_defense(g, g.unit[p * 3 + A.decode(a).lane])
     elif kind == K.D_YESNO:
@@ -358,18 +359,16 @@ def play(g, h: int, target: int) -> None:
         lane = target
         g.placed[p] |= 1 << lane
         cur = g.unit[p * 3 + lane]
-        g.log.append({"type": "play", "player": p, "card": c.id, "iid": iid, "lane": lane,
-                      "upgrade": g.card(cur).id if cur >= 0 else None})
+        g.log.append(Play(p, c.id, iid, lane, g.card(cur).id if cur >= 0 else None))
         if cur >= 0:
             trash_from_field(g, cur, by_effect=False, upgrade=True)     # not by effect (3.5.5.1)
         place_unit(g, iid, lane)
     elif c.type == m.ITEM:
         move(g, iid, K.Z_ITEM, target)                                  # 3.5.6
-        g.log.append({"type": "equip", "player": p, "card": c.id, "iid": iid, "lane": target,
-                      "unit": g.card(g.unit[p * 3 + target]).id})
+        g.log.append(Equip(p, c.id, iid, target, g.card(g.unit[p * 3 + target]).id))
     else:
         move(g, iid, K.Z_SKILL)                                         # 3.6.1
-        g.log.append({"type": "skill", "player": p, "card": c.id, "iid": iid})
+        g.log.append(Skill(p, c.id, iid))
         effects.push_frame(g, p, iid, c.effect)
 
 
@@ -377,6 +376,5 @@ def activate(g, source: int, slot: int) -> None:
     p = g.tp
     ab, src, self_iid = activated_list(g, p, source)[slot]
     g.used.append((src, g.stamp[src], ab.key))
-    g.log.append({"type": "activate", "player": p, "card": g.card(src).id, "iid": self_iid,
-                  "ability": ab.key})
+    g.log.append(Activate(p, g.card(src).id, self_iid, ab.key))
     effects.push_frame(g, p, self_iid, ab)

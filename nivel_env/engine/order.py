@@ -15,6 +15,7 @@ the card whose effect put them there (named in the question).
 from __future__ import annotations
 
 from . import const as K
+from .events import CardOrder
 
 
 def order_into_deck(g, cards: list, source: int) -> None:
@@ -24,8 +25,7 @@ def order_into_deck(g, cards: list, source: int) -> None:
     for q in (g.tp, 1 - g.tp):
         mine = [c for c in cards if c // K.PER == q and g.where[c] >> 2 == K.Z_DECK]
         if len(mine) > 1:
-            g.log.append({"type": "card_order", "player": q, "count": len(mine),
-                          "zone": "deck", "at": "bottom"})
+            g.log.append(CardOrder(q, len(mine), "deck", "bottom"))
             tasks.append((K.T_ORDER, q, tuple(mine), source))
     g.stack.extend(reversed(tasks))                # the turn player's on top: theirs first
 

@@ -17,6 +17,7 @@ from ..cards import yamlio
 from . import const as K
 from .config import RuleConfig
 from .errors import ScenarioError
+from .events import Scenario
 from .flow import run
 from .legal import field_cost
 from .state import blank_game
@@ -188,6 +189,6 @@ def build(d: Any, db: CardDB, name: str = "<scenario>"):
                                          f"check_field_cost: false builds it")
     g.phase = K.MAIN if phase == "main" else K.ATTACK
     g.stack.append((K.T_MAIN,) if phase == "main" else (K.T_ATTACK,))
-    g.log.append({"type": "scenario", "name": name, "turn": turn, "player": tp})
+    g.log.append(Scenario(name, turn, tp))
     run(g)
     return g

@@ -13,6 +13,7 @@ from ..cards.db import _LIVE, CardDB, load_card_db
 from . import const as K
 from .config import RuleConfig
 from .errors import IllegalActionError, action_id, as_int
+from .events import Event, Surrender, event_from_dict
 from .flow import finish
 from .legal import apply_action, legal_actions
 from .render import action_name, decision_context, render
@@ -114,7 +115,7 @@ class Game:
         if type(player) is not int or player not in (0, 1):
             player = _seat(player)
         if self.result is None:
-            self.log.append({"type": "surrender", "player": player})
+            self.log.append(Surrender(player))
             self.lost[player] = True
             finish(self)
             self._legal = None
@@ -161,7 +162,9 @@ class Game:
         return Decision(K.DECISION_NAMES[self.dec[0]], self.dec[1], decision_context(self))
 
     @property
-    def events(self) -> list[dict]:
+    def events(self) -> list[Event]:
+        """What happened so far, in order: typed records (``engine/events.py``; one class
+        per kind, ``e.kind``, ``e.to_dict()``).  The engine's own list: read, never change."""
         return self.log
 
     def action_name(self, action: int) -> str:
@@ -191,6 +194,7 @@ class Game:
     def to_dict(self) -> dict[str, Any]:
         d = {s: getattr(self, s) for s in self.__slots__
              if s not in _NOT_SAVED}
+        d["log"] = [e.to_dict() for e in self.log]
         d = {k: _listify(v) for k, v in d.items()}
         d["cfg"] = self.cfg.to_dict()
         d["card_ids"] = [self.card(i).id for i in range(2 * K.PER)]
@@ -223,7 +227,7 @@ class Game:
             elif s in ("dec", "result"):
                 v = _tuplify(v)
             elif s == "log":
-                v = [dict(e) for e in v]
+                v = [event_from_dict(e) for e in v]
             elif isinstance(v, list):
                 v = list(v)
             setattr(g, s, v)

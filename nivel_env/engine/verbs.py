@@ -29,6 +29,8 @@ from typing import Callable, NamedTuple, Optional
 
 from ..cards.vocab import VERBS
 from . import const as K
+from .events import (Discard, EVENTS, GameEffect, Grant, Heal, Mill, Modify, Move, Prohibit,
+                     Reveal, Scale, Search, Shuffle, ToDamage, Trash)
 from .hidden import who_sees
 from .damage_window import damage_occurs
 from .hooks import PASSIVE
@@ -165,7 +167,7 @@ def run_discard(g, p, self_iid, a, picked):
     cards = _sample(g, g.hand[q], n) if a.random else list(picked)
     for iid in cards:
         move(g, iid, K.Z_TRASH)
-        g.log.append({"type": "discard", "player": q, "card": g.card(iid).id, "iid": iid})
+        g.log.append(Discard(q, g.card(iid).id, iid, "effect"))
     return bool(cards)
 
 
@@ -176,7 +178,7 @@ def run_mill(g, p, self_iid, a, picked):
         for _ in range(min(n, len(g.deck[q]))):
             iid = g.deck[q][-1]
             move(g, iid, K.Z_TRASH)
-            g.log.append({"type": "mill", "player": q, "card": g.card(iid).id, "iid": iid})
+            g.log.append(Mill(q, g.card(iid).id, iid))
             done = True
     return done
 
@@ -206,8 +208,7 @@ def run_to_damage(g, p, self_iid, a, picked):
         for _ in range(min(n, len(g.deck[q]))):
             iid = g.deck[q][-1]
             move(g, iid, K.Z_DAMAGE)
-            g.log.append({"type": "to_damage", "player": q, "card": g.card(iid).id,
-                          "iid": iid, "total": len(g.damage[q])})
+            g.log.append(ToDamage(q, g.card(iid).id, iid, len(g.damage[q])))
             done = True
     return done
 
@@ -227,7 +228,7 @@ def choice_heal(g, p, self_iid, a):
 def run_heal(g, p, self_iid, a, picked):
     for iid in picked:
         move(g, iid, K.Z_TRASH)
-        g.log.append({"type": "heal", "player": p, "card": g.card(iid).id, "iid": iid})
+        g.log.append(Heal(p, g.card(iid).id, iid))
     return bool(picked)
 
 
@@ -263,13 +264,13 @@ def run_trash(g, p, self_iid, a, picked):
             continue
         else:
             move(g, iid, K.Z_TRASH)
-            g.log.append({"type": "trash", "card": g.card(iid).id, "iid": iid,
-                          "player": iid // K.PER, "reason": "effect"})
+            g.log.append(Trash(g.card(iid).id, iid, iid // K.PER, "effect"))
         done = True
     return done
 
 
 def _to_zone(zone: int, bottom: bool, label: str):
+    record = EVENTS[label]                  # ReturnToHand, ToDeckBottom, Salvage
     def run(g, p, self_iid, a, picked):
         cards = targets(g, p, self_iid, a, picked)
         conditioned = a.target is not None and not a.target.filter.is_empty()
@@ -284,15 +285,15 @@ def _to_zone(zone: int, bottom: bool, label: str):
             src = g.where[iid] >> 2
             seen = who_sees(g, iid)
             leave_field(g, iid, zone, bottom=bottom)
-            e = {"type": label, "card": g.card(iid).id, "iid": iid, "player": iid // K.PER}
+            came = seen_by = None
             if src in (K.Z_HAND, K.Z_DECK):
                 # 3.1.7, 3.8.3: out of a hidden zone, the card is told only to who could
                 # tell it (before or after the move, or by picking it); seat_event hides it
-                e["from"] = K.ZONE_NAMES[src]
-                e["seen_by"] = sorted(set(seen) | set(who_sees(g, iid)) | set(picker))
+                came = K.ZONE_NAMES[src]
+                seen_by = sorted(set(seen) | set(who_sees(g, iid)) | set(picker))
             elif label == "salvage" and src != K.Z_TRASH:
-                e["from"] = K.ZONE_NAMES[src]      # salvage is from the trash unless said
-            g.log.append(e)
+                came = K.ZONE_NAMES[src]           # salvage is from the trash unless said
+            g.log.append(record(g.card(iid).id, iid, iid // K.PER, came, seen_by))
             if conditioned and zone in (K.Z_HAND, K.Z_DECK):
                 reveal(g, iid, label)
         if zone == K.Z_DECK and len(cards) > 1:
@@ -305,8 +306,7 @@ def reveal(g, iid: int, by: str) -> None:
     """3.1.7: a card an effect with a card condition moves into a hidden zone is shown to
     the other player.  The event is public: every player's view may name the card."""
     q = iid // K.PER
-    g.log.append({"type": "reveal", "player": q, "card": g.card(iid).id,
-                  "iid": iid, "by": by, "to": K.ZONE_NAMES[g.where[iid] >> 2]})
+    g.log.append(Reveal(q, g.card(iid).id, iid, by, K.ZONE_NAMES[g.where[iid] >> 2]))
     if g.where[iid] >> 2 == K.Z_HAND and iid not in g.known[q]:
         g.known[q].append(iid)                     # the other player now knows it is there
 
@@ -324,11 +324,11 @@ def choice_search(g, p, self_iid, a):
 def run_search(g, p, self_iid, a, picked):
     for iid in picked:
         move(g, iid, K.Z_HAND)
-        g.log.append({"type": "search", "player": p, "card": g.card(iid).id, "iid": iid})
+        g.log.append(Search(p, g.card(iid).id, iid))
         if not a.filter.is_empty():
             reveal(g, iid, "search")                 # 3.1.7: "search a fire unit" shows it
     g.rng = shuffle(g.rng, g.deck[p])                # 3.2.4
-    g.log.append({"type": "shuffle", "player": p})
+    g.log.append(Shuffle(p))
     return bool(picked)
 
 
@@ -350,11 +350,8 @@ def run_modify(g, p, self_iid, a, picked):
             g.mods.append((K.M_ATTACKS, iid, a.attacks, u, p))
         if a.cost:                                 # the unit's cost on the field (stats)
             g.mods.append((K.M_COST, iid, a.cost, u, p))
-        e = {"type": "modify", "card": g.card(iid).id, "iid": iid, "power": a.power,
-             "hit": a.hit, "attacks": a.attacks, "until": a.until}
-        if a.cost:
-            e["cost"] = a.cost
-        g.log.append(e)
+        g.log.append(Modify(g.card(iid).id, iid, a.power, a.hit, a.attacks, a.until,
+                            a.cost or None))
     g.dirty = True
     return bool(cards)
 
@@ -363,8 +360,7 @@ def run_grant(g, p, self_iid, a, picked):
     cards = [i for i in targets(g, p, self_iid, a, picked) if g.where[i] >> 2 == K.Z_UNIT]
     for iid in cards:
         g.mods.append((K.M_GRANT, iid, a.keyword.key, _until(a), p))
-        g.log.append({"type": "grant", "card": g.card(iid).id, "iid": iid,
-                      "keyword": a.keyword.name})
+        g.log.append(Grant(g.card(iid).id, iid, a.keyword.name))
     g.dirty = True
     return bool(cards)
 
@@ -374,7 +370,7 @@ def run_prohibit(g, p, self_iid, a, picked):
     cards = [i for i in targets(g, p, self_iid, a, picked) if g.where[i] >> 2 == K.Z_UNIT]
     for iid in cards:
         g.mods.append((K.M_PROHIBIT, iid, bit, _until(a), p))
-        g.log.append({"type": "prohibit", "card": g.card(iid).id, "iid": iid, "what": a.prohibit})
+        g.log.append(Prohibit(g.card(iid).id, iid, a.prohibit))
     g.dirty = True
     return bool(cards)
 
@@ -386,8 +382,7 @@ def run_scale(g, p, self_iid, a, picked):
     u = _until(a)
     for iid in cards:
         g.mods.append((kind, iid, a.percent, u, p))
-        g.log.append({"type": "scale", "card": g.card(iid).id, "iid": iid, "stat": a.stat,
-                      "factor": a.percent / 100, "until": a.until})
+        g.log.append(Scale(g.card(iid).id, iid, a.stat, a.percent / 100, a.until))
     g.dirty = True
     return bool(cards)
 
@@ -398,8 +393,7 @@ def _result(outcome: str):
         players = _players(g, p, a.player)
         losers = [1 - q for q in players] if outcome == "win" else list(players)
         for q in players:
-            g.log.append({"type": "game_effect", "player": q, "outcome": outcome,
-                          "card": g.card(self_iid).id})
+            g.log.append(GameEffect(q, outcome, g.card(self_iid).id))
         for q in losers:
             g.lost[q] = True
         return True
@@ -439,7 +433,7 @@ def run_move(g, p, self_iid, a, picked):
     g.where[iid] = K.Z_UNIT * 4 + lane
     for it in g.items[new]:
         g.where[it] = K.Z_ITEM * 4 + lane
-    g.log.append({"type": "move", "card": g.card(iid).id, "iid": iid, "lane": lane})
+    g.log.append(Move(g.card(iid).id, iid, lane))
     g.dirty = True
     return True
 

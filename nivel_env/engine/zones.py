@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ..cards import model as m
 from . import const as K
+from .events import DeckOut, Draw, Place, Trash
 from .hooks import ACTION_DONE, LEFT_FIELD, UNIT_PLACED
 from .match import gates_ok
 from .stats import ensure
@@ -142,7 +143,7 @@ def draw(g, p: int, n: int) -> int:
     done = 0
     for _ in range(n):
         if not g.deck[p]:
-            g.log.append({"type": "deck_out", "player": p})
+            g.log.append(DeckOut(p))
             lose(g, p)
             break
         iid = g.deck[p].pop()
@@ -152,7 +153,7 @@ def draw(g, p: int, n: int) -> int:
         done += 1
     if done:
         g.dirty = True      # hand size feeds conditions (hand_at_least / hand_at_most)
-        g.log.append({"type": "draw", "player": p, "count": done})
+        g.log.append(Draw(p, done))
         for h in ACTION_DONE.values():                             # 8.4.1.1
             h(g, "draw", p, done)
     return done
@@ -187,8 +188,7 @@ def place_unit(g, iid: int, lane: int) -> None:
     passive ability grants it (10.2.6.4.2: Credit is a continuous effect of the unit, from
     wherever it comes), as leaving the field reads them (``trash_from_field``)."""
     move(g, iid, K.Z_UNIT, lane)
-    g.log.append({"type": "place", "card": g.card(iid).id, "iid": iid, "player": iid // K.PER,
-                  "lane": lane})
+    g.log.append(Place(g.card(iid).id, iid, iid // K.PER, lane))
     trigger_timing(g, iid, m.ENTRY)
     p = iid // K.PER
     ensure(g)
@@ -199,8 +199,9 @@ def place_unit(g, iid: int, lane: int) -> None:
 
 
 def trash_from_field(g, iid: int, by_effect: bool, by_battle: bool = False,
-                     other: int = -1, upgrade: bool = False) -> None:
-    """Trash a unit, item or skill from the field.
+                     other: int = -1, upgrade: bool = False, pays: str | None = None) -> None:
+    """Trash a unit, item or skill from the field (``pays``: "guardian" where it pays for
+    Guardian, 10.2.6.3.4.2-3, recorded in its event).
 
     A unit's items go first, not by effect (3.5.6.1).  A unit trashed by battle
     or effect fires Exit (10.1.7.2; not for an upgrade, 10.1.7.2.2); then each keyword it
@@ -219,12 +220,10 @@ def trash_from_field(g, iid: int, by_effect: bool, by_battle: bool = False,
         subs = list(g.kws[s])
         for it in list(g.items[s]):
             move(g, it, K.Z_TRASH)
-            g.log.append({"type": "trash", "card": g.card(it).id, "iid": it, "player": p,
-                          "reason": "rule"})
+            g.log.append(Trash(g.card(it).id, it, p, "rule"))
         move(g, iid, K.Z_TRASH)
         reason = "battle" if by_battle else "effect" if by_effect else "upgrade" if upgrade else "rule"
-        g.log.append({"type": "trash", "card": g.card(iid).id, "iid": iid, "player": p,
-                      "reason": reason})
+        g.log.append(Trash(g.card(iid).id, iid, p, reason, pays))
         for a in exits:                                  # 10.1.7.2.1: resolves from the trash
             queue(g, K.AUTO, p, K.K_ABILITY, iid, a.key)
         for k in subs:
@@ -233,8 +232,7 @@ def trash_from_field(g, iid: int, by_effect: bool, by_battle: bool = False,
                 h(g, p, iid, k, by_battle, by_effect, other)
     elif z in (K.Z_ITEM, K.Z_SKILL):
         move(g, iid, K.Z_TRASH)
-        g.log.append({"type": "trash", "card": g.card(iid).id, "iid": iid, "player": p,
-                      "reason": "effect" if by_effect else "rule"})
+        g.log.append(Trash(g.card(iid).id, iid, p, "effect" if by_effect else "rule", pays))
 
 
 def leave_field(g, iid: int, zone: int, bottom: bool = False) -> None:
