@@ -48,7 +48,7 @@ def _demo(args) -> int:
         g.apply_action(a)
         if args.verbose:
             for e in g.events[seen:]:
-                print(f"      . {e}")
+                print(f"      . {e.to_dict()}")
         seen = len(g.events)
     print(f"\n{'=' * 72}\n{g.render()}")
     r = g.returns()

@@ -51,11 +51,10 @@ class CardLog:
     def update(self, g) -> None:
         log = g.log
         for e in log[self._seen:]:
-            t = e.get("type")
-            if t == "mulligan":
-                self.opening[e["player"]] = self._ids(g, g.hand[e["player"]])
-            elif t in self.PLAY_EVENTS:
-                self.played[e["player"]].append(e["card"])
+            if e.kind == "mulligan":
+                self.opening[e.player] = self._ids(g, g.hand[e.player])
+            elif e.kind in self.PLAY_EVENTS:
+                self.played[e.player].append(e.card)
         self._seen = len(log)
         for p in (0, 1):                 # instance ids here; card ids once, in sides()
             if self.opening[p] is not None:
