@@ -177,7 +177,7 @@ class CardTable:
                 rows.append(_face_row(c, c.back.abilities, c.back.subkeywords, True))
         # custom pools may print values past the scale (hit 99 is 19.8): clip into the
         # observation's bounds, as the encoder does for everything it computes
-        from .encoder import OBS_HIGH, OBS_LOW
+        from .layout import OBS_HIGH, OBS_LOW
         full = np.clip(np.stack(rows), OBS_LOW, OBS_HIGH)
         #: the card rows (``WIDTH`` columns) and their added columns (``ADDED_WIDTH``)
         self.matrix = np.ascontiguousarray(full[:, :WIDTH])
