@@ -72,7 +72,8 @@ _ZONE_SOURCES = ((0, 1, 2, 3, 4, 5), (1, 0, 3, 2, 5, 4))  # zone block <- shared
 _HIDDEN_OWN = (K.Z_DECK,)               # hidden even from their owner
 _HIDDEN_OTHER = (K.Z_DECK, K.Z_HAND)    # hidden from the other player
 #: the blocks the encoder writes; a layout may add only these to the shipped ones
-_APPENDED = ("field_added_values", "field_added_flags")
+_APPENDED = ("field_added_values", "field_added_flags", "cards_added_terms", "zones_added_terms",
+             "known_added_terms")
 
 
 class Encoder:
@@ -91,20 +92,26 @@ class Encoder:
         unknown = [b.name for b in lay.blocks if b.name not in LAYOUT and b.name not in _APPENDED]
         if unknown:
             raise ValueError(f"Encoder: the layout has blocks it cannot fill: {unknown}")
-        self.table = cf.card_table(db)
+        self.table = cf.card_table(db, lay.terms)
         self.db = db
         self.bufs = [np.zeros(lay.size, dtype=np.float32) for _ in range(2)]
         O = self._off = lay.offsets
         view = lay.view
         # flags and sparse values, all rewritten per call: seat .. cards, count .. cards_added,
-        # and the blocks appended after the shipped ones (field_added_*)
-        tail = LAYOUT.block("known_added").stop if "known_added" in lay else lay.size
-        self._head = [(b[O["seat"]:O["cards"]], b[O["count"]:O["cards_added"]], b[tail:])
+        # and the field blocks appended after the shipped ones (field_added_*)
+        tail = lay.block("known_added").stop
+        stop = lay.offset("cards_added_terms") if "cards_added_terms" in lay else lay.size
+        self._head = [(b[O["seat"]:O["cards"]], b[O["count"]:O["cards_added"]], b[tail:stop])
                       for b in self.bufs]
-        self._cards = [(view(b, "cards"), view(b, "cards_added")) for b in self.bufs]
-        self._zones = [(view(b, "zones"), view(b, "zones_added")) for b in self.bufs]
-        self._known = [(view(b, "opponent_known_hand"), view(b, "known_added"))
-                       for b in self.bufs]
+        # card rows: the row, its added verbs' columns, the added terms' (when there are any)
+        self._terms = "cards_added_terms" in lay
+        more = ("_added_terms",) if self._terms else ()
+
+        def parts(b, first: str, prefix: str):
+            return (view(b, first),) + tuple(view(b, prefix + x) for x in ("_added",) + more)
+        self._cards = [parts(b, "cards", "cards") for b in self.bufs]
+        self._zones = [parts(b, "zones", "zones") for b in self.bufs]
+        self._known = [parts(b, "opponent_known_hand", "known") for b in self.bufs]
         self._nvalues = O["seat"]                 # the leading block of numbers
         # ability key -> observation indices of its verbs (effect_verbs or the added block),
         # and of each step's verb (effect_step_verb or effect_step_added_verb)
@@ -161,7 +168,7 @@ class Encoder:
         # zone summaries, shared by both observers: index kind * 2 + owner for
         # (trash, damage, skill) x (player 0, player 1); contents seen, sums, versions
         self._zlist: list = [[] for _ in range(6)]
-        full = cf.WIDTH + cf.ADDED_WIDTH                       # sums of full rows
+        full = self.table.tenth.shape[1]                       # sums of full rows
         self._zsum = np.zeros((6, full), np.float32)
         self._zout = np.zeros((6, full), np.float32)           # the sums clipped to bounds
         self._zver = [0] * 6
@@ -380,28 +387,34 @@ class Encoder:
                 zlist[kq] = lst[:]
                 zver[kq] += 1
         written = self._zwritten[p]
-        zones_p, zones_added_p = self._zones[p]
-        W = cf.WIDTH
+        zones_p, zones_added_p = self._zones[p][:2]
+        W, WA = cf.WIDTH, cf.WIDTH + cf.ADDED_WIDTH
         for z, kq in enumerate(_ZONE_SOURCES[p]):
             if written[z] != zver[kq]:
                 written[z] = zver[kq]
                 zones_p[z] = zout[kq, :W]
-                zones_added_p[z] = zout[kq, W:]
+                zones_added_p[z] = zout[kq, W:WA]
+                if self._terms:
+                    self._zones[p][2][z] = zout[kq, WA:]
         # ---------------------------------------------------------------- write
         if rows != self._last_rows[p]:
             self._last_rows[p] = rows
-            cards_p, cards_added_p = self._cards[p]
-            tb.matrix.take(rows, 0, cards_p, "clip")   # 'clip' writes out unbuffered
-            tb.added.take(rows, 0, cards_added_p, "clip")
+            cards_p = self._cards[p]
+            tb.matrix.take(rows, 0, cards_p[0], "clip")   # 'clip' writes out unbuffered
+            tb.added.take(rows, 0, cards_p[1], "clip")
+            if self._terms:
+                tb.added_terms.take(rows, 0, cards_p[2], "clip")
         known, lk = g.known[o], self._last_known[p]
         if known or lk != []:                       # None: this buffer's rows are unknown
             krows = [rowof[i] for i in known[-KNOWN_ROWS:]]
             if krows != lk:
                 self._last_known[p] = krows
                 padded = krows + [0] * (KNOWN_ROWS - len(krows))
-                known_p, known_added_p = self._known[p]
-                tb.matrix.take(padded, 0, known_p, "clip")
-                tb.added.take(padded, 0, known_added_p, "clip")
+                known_p = self._known[p]
+                tb.matrix.take(padded, 0, known_p[0], "clip")
+                tb.added.take(padded, 0, known_p[1], "clip")
+                if self._terms:
+                    tb.added_terms.take(padded, 0, known_p[2], "clip")
         if big:
             vals = [OBS_HIGH if v > OBS_HIGH else OBS_LOW if v < OBS_LOW else v for v in vals]
         buf[:self._nvalues] = vals
@@ -484,7 +497,7 @@ class Encoder:
 DOC_INTRO = f"""# The observation
 
 Generated by `python -m nivel_env observation > docs/observation.md` from the layout in
-`nivel_env/env/encoder.py` and `nivel_env/env/card_features.py`; a test fails when the two
+`nivel_env/env/layout.py` and `nivel_env/env/card_features.py`; a test fails when the two
 disagree.
 
 Each agent's observation is `{{"observation": float32[{OBS_SIZE}], "action_mask": int8[337]}}`
@@ -524,8 +537,51 @@ language gained later (the first {READABLE_LAYOUTS.get("ad1491a31dc9", 0)} value
 {cf.ADDED_VERB_SLOTS} slots per column group leave room for later verbs with no layout change.
 
 ```python
-from nivel_env.env.encoder import OFFSETS, OBS_SIZE   # block name -> first index
+from nivel_env.env.layout import LAYOUT
+LAYOUT.block("hand_slots")          # Block: offset, shape, bounds, the version that added it
+LAYOUT.view(obs, "hand_slots")      # numpy or torch view, shaped (12, 4); batches too
+LAYOUT.versions                     # version -> (layout hash, length of its prefix)
 ```
+
+The encoder writes each block through the layout's named views and offsets, the
+networks (`agents/network.py`) and `ObservationView` read them the same way; no
+reader computes an offset by hand.
+
+## Growing the observation
+
+A policy file names the layout version it was made for and reads the observation's
+prefix up to where that version ends.  So a column never moves: what is new goes in a
+block appended at the end, with the next version number.
+
+- **A new feature**: add a `Block(name, shape, meaning, since=N + 1)` after the last
+  block in `layout.build_layout` (N is the highest version there), have the encoder
+  write it through `LAYOUT.view(buf, name)` or `LAYOUT.offset(name)`, regenerate this
+  page, and give the networks that should read it the block by name (guarded by
+  `LAYOUT.in_prefix(name, n_obs)`, so networks of earlier versions keep their inputs).
+- **A new keyword** (or gate, or sub-keyword): add its term to the card vocabulary
+  (`nivel_env/cards/vocab.py`) with its handler.  The observation's columns for terms
+  come from the vocabulary (`card_features.Terms`), the shipped ones first
+  (`card_features.SHIPPED`: the card row's keywords, keyword values and gate values; a
+  lane's sub-keyword flags and value keywords), wherever the vocabulary lists them.  A
+  term added since gets its columns in blocks that appear at the end as soon as there is
+  one (version {LAYOUT.version + 1} today): `field_added_values`, `field_added_flags` (a lane's
+  value and flag), and `cards_added_terms`, `zones_added_terms`, `known_added_terms`
+  (the card row's keyword and value columns, one row per row of `cards`, `zones` and
+  `opponent_known_hand`).  Nothing to write in the encoder; regenerate this page.
+- **A new verb**: its card-row columns go in the reserved slots of the `*_added` blocks
+  ({cf.ADDED_VERB_SLOTS} per group, {cf.ADDED_VERB_SLOTS - len(cf.ADDED_VERB_NAMES)} free
+  today): no layout change.  Once they are full, append blocks for the further verbs
+  as a new feature (raising `card_features.ADDED_VERB_SLOTS` would change the current
+  version's blocks, and the policies made for it would no longer load).
+- Check: `tests/test_observation_layout.py` grows the vocabulary by a test keyword and
+  checks the old prefix is byte-identical and `nv2-ppo` plays the same reading it.
+
+Layouts and the prefixes their policies read:
+
+| version | layout hash | values read |
+|---:|---|---:|
+""" + "\n".join(f"| {v} | `{h}` | {n} |" for v, (h, n) in sorted(LAYOUT.versions.items())) \
+    + """
 
 ## Blocks
 """
@@ -533,10 +589,11 @@ from nivel_env.env.encoder import OFFSETS, OBS_SIZE   # block name -> first inde
 
 def feature_table_markdown() -> str:
     """docs/observation.md: every block, its offset, shape and meaning."""
-    out = [DOC_INTRO, "| offset | block | shape | meaning |", "|---:|---|---|---|"]
-    for name, shape, meaning in BLOCKS:
-        sh = str(shape) if isinstance(shape, int) else " x ".join(map(str, shape))
-        out.append(f"| {OFFSETS[name]} | `{name}` | {sh} | {meaning} |")
+    out = [DOC_INTRO, "| offset | block | shape | version | meaning |",
+           "|---:|---|---|---:|---|"]
+    for b in LAYOUT.blocks:
+        out.append(f"| {b.offset} | `{b.name}` | {' x '.join(map(str, b.shape))} | {b.since} "
+                   f"| {b.meaning} |")
     out += ["", f"Total: {OBS_SIZE} float32 values.", "",
             f"## Card rows ({cf.WIDTH} values each)", "",
             "| offset in row | column | width | meaning |", "|---:|---|---|---|"]

@@ -9,10 +9,11 @@ Growing the observation (docs/observation.md, "Growing the observation"): a poli
 names the layout version it was made for and reads the observation's prefix up to where
 that version ended.  So a new feature never moves a column: it is a new block appended at
 the end with the next version number.  The blocks below derive their width from the card
-vocabulary where it names things (sub-keywords, value keywords); the columns the shipped
-layout gave them stay where they are (``SHIPPED_SUBKEYWORDS``, ``SHIPPED_VALUE_KEYWORDS``)
-and a term added to the vocabulary since gets its column in an appended block
-(``field_added_flags``, ``field_added_values``), present only when there is such a term.
+vocabulary where it names things (keywords, sub-keywords, value keywords, gates:
+``card_features.Terms``); the columns the shipped layout gave them stay where they are
+(``card_features.SHIPPED``) and a term added to the vocabulary since gets its column in an
+appended block (``field_added_values``, ``field_added_flags``, ``*_added_terms``), present
+only when there is such a term.
 
 The layout depends on neither the card pool nor the game.
 """
@@ -23,7 +24,6 @@ import hashlib
 
 import numpy as np
 
-from ..cards import vocab
 from ..engine import actions as A, const as K
 from . import card_features as cf
 
@@ -38,11 +38,10 @@ FIELD_LANES = 6       # my lanes 0-2, then the opponent's
 
 #: the sub-keywords and value keywords the first layout gave columns in the field blocks;
 #: terms the vocabulary gained since go to the appended ``field_added_*`` blocks
-SHIPPED_SUBKEYWORDS = ("Pierce", "Plunder", "Breakthrough", "Duelist", "Infiltrate", "Finale",
-                       "Mutual Destruction", "Return", "Berserker", "Guardian", "Credit")
-SHIPPED_VALUE_KEYWORDS = ("Pierce", "Plunder", "Infiltrate", "Credit")
-SUBKEYWORDS = tuple(t.en for t in vocab.SUBKEYWORDS)            # the vocabulary's order
-VALUE_KEYWORDS = tuple(t.en for t in vocab.SUBKEYWORDS if t.value == "n")
+SHIPPED_SUBKEYWORDS = cf.SHIPPED.subkeywords
+SHIPPED_VALUE_KEYWORDS = cf.SHIPPED.value_keywords
+SUBKEYWORDS = cf.TERMS.subkeywords               # shipped first, then any added since
+VALUE_KEYWORDS = cf.TERMS.value_keywords
 
 # card rows of the ``cards`` block, in order
 ROW_LEADERS = 0                                   # mine, opponent's
@@ -169,9 +168,7 @@ class Layout:
     maps each layout version number to its hash and to the length of the prefix a policy
     made for it reads."""
 
-    def __init__(self, blocks, *, subkeywords=SUBKEYWORDS, value_keywords=VALUE_KEYWORDS,
-                 shipped_subkeywords=SHIPPED_SUBKEYWORDS,
-                 shipped_value_keywords=SHIPPED_VALUE_KEYWORDS):
+    def __init__(self, blocks, terms: cf.Terms = cf.TERMS, shipped: cf.Terms = cf.SHIPPED):
         placed, o = [], 0
         for b in blocks:
             placed.append(dataclasses.replace(b, offset=o))
@@ -185,12 +182,12 @@ class Layout:
         if since != sorted(since):
             raise ValueError(f"observation layout: a block of version {max(since)} sits before "
                              "one of an earlier version; new blocks go at the end")
-        #: the vocabulary's sub-keywords / value keywords, in the order of their columns
-        #: (the shipped ones in their field block, then the added ones in theirs)
-        self.subkeywords = tuple(subkeywords)
-        self.value_keywords = tuple(value_keywords)
-        self.shipped_subkeywords = tuple(shipped_subkeywords)
-        self.shipped_value_keywords = tuple(shipped_value_keywords)
+        #: the vocabulary's terms with columns, in column order (the shipped ones in their
+        #: blocks, then the added ones in the appended blocks), and the shipped ones
+        self.terms, self.shipped = terms, shipped
+        self.subkeywords, self.value_keywords = terms.subkeywords, terms.value_keywords
+        self.shipped_subkeywords = shipped.subkeywords
+        self.shipped_value_keywords = shipped.value_keywords
         #: version number -> (layout hash, observation values a policy of it reads)
         self.versions: dict[int, tuple[str, int]] = {}
         for v in sorted(set(since)):
@@ -221,6 +218,19 @@ class Layout:
         b = self.block(name)
         part = obs[..., b.offset:b.stop]
         return part.reshape(tuple(obs.shape[:-1]) + tuple(b.shape))
+
+    def in_prefix(self, name: str, size: int) -> bool:
+        """Whether block ``name`` lies in the first ``size`` values: whether a policy that
+        reads an earlier version's prefix of that length sees it."""
+        return self.block(name).stop <= size
+
+    def version_of_size(self, size: int) -> int:
+        """The layout version whose prefix is ``size`` values long."""
+        for v, (_h, n) in self.versions.items():
+            if n == size:
+                return v
+        raise ValueError(f"observation layout: no version reads {size} values; versions "
+                         + ", ".join(f"{v}: {n}" for v, (_h, n) in self.versions.items()))
 
     @property
     def offsets(self) -> dict[str, int]:
@@ -277,27 +287,17 @@ def field_flags(subkeywords, shipped=SHIPPED_SUBKEYWORDS) -> tuple:
     return FIELD_STATES + tuple(flag_feature(k) for k in subkeywords if k in shipped)
 
 
-def _check_shipped(subkeywords, value_keywords, shipped_subkeywords,
-                   shipped_value_keywords) -> None:
-    """The shipped terms keep the columns they had: they must still be in the vocabulary,
-    in their order, before anything added."""
-    for got, shipped, what in ((subkeywords, shipped_subkeywords, "sub-keywords"),
-                               (value_keywords, shipped_value_keywords, "value keywords")):
-        if tuple(got[:len(shipped)]) != shipped:
-            raise RuntimeError(f"observation layout: the vocabulary's first {what} are "
-                               f"{tuple(got[:len(shipped)])}, but the shipped layout has "
-                               f"columns for {shipped} in that order: add new terms after "
-                               "them (their columns go in an appended block)")
-
-
-def build_layout(subkeywords=SUBKEYWORDS, value_keywords=VALUE_KEYWORDS, extra=(), *,
-                 shipped_subkeywords=SHIPPED_SUBKEYWORDS,
-                 shipped_value_keywords=SHIPPED_VALUE_KEYWORDS) -> Layout:
-    """The layout for a vocabulary's sub-keywords and value keywords, plus ``extra`` blocks
+def build_layout(terms: cf.Terms = cf.TERMS, extra=(), *,
+                 shipped: cf.Terms = cf.SHIPPED) -> Layout:
+    """The layout for a vocabulary's terms (``card_features.Terms``), plus ``extra`` blocks
     (``Block``s, appended last: how a new feature is added).  The defaults are this
-    package's vocabulary and the shipped layout's columns: ``LAYOUT``.  (Tests pass a
-    shorter ``shipped_*`` to replay a term being added after a layout shipped.)"""
-    _check_shipped(subkeywords, value_keywords, shipped_subkeywords, shipped_value_keywords)
+    package's vocabulary and the shipped layout's columns: ``LAYOUT``.  (Tests grow
+    ``terms`` to add a term, or pass a ``shipped`` with fewer sub-keywords or value keywords
+    to replay one being added after the layout shipped; the card row's shipped columns are
+    ``card_features.SHIPPED``'s.)"""
+    terms = terms.ordered(shipped)
+    value_keywords, subkeywords = terms.value_keywords, terms.subkeywords
+    shipped_value_keywords, shipped_subkeywords = shipped.value_keywords, shipped.subkeywords
     fv = field_values(value_keywords, shipped_value_keywords)
     ff = field_flags(subkeywords, shipped_subkeywords)
     V1, V2, V3 = 1, 2, 3
@@ -386,6 +386,15 @@ def build_layout(subkeywords=SUBKEYWORDS, value_keywords=VALUE_KEYWORDS, extra=(
         blocks.append(Block("field_added_flags", (FIELD_LANES, len(ak)),
                             "as field_flags, for the sub-keywords added since: "
                             + _names(flag_feature(k) for k in ak), V4))
+    tw = sum(w for _, w, _ in cf.added_term_columns(terms))
+    if tw:
+        cols = ", ".join(n for n, _, _ in cf.added_term_columns(terms))
+        blocks += [Block("cards_added_terms", (CARD_ROWS, tw), "the columns of the card "
+                         f"vocabulary's terms added since ({cols}) of each row of `cards`", V4),
+                   Block("zones_added_terms", (len(ZONES), tw), "the same for `zones` "
+                                                                "(sums / 10)", V4),
+                   Block("known_added_terms", (KNOWN_ROWS, tw), "the same for "
+                                                                "`opponent_known_hand`", V4)]
     top = max(b.since for b in blocks)
     for b in extra:
         if b.since <= top:
@@ -393,9 +402,7 @@ def build_layout(subkeywords=SUBKEYWORDS, value_keywords=VALUE_KEYWORDS, extra=(
                              f"version above {top}, got {b.since}")
         blocks.append(b)
         top = b.since
-    return Layout(blocks, subkeywords=subkeywords, value_keywords=value_keywords,
-                  shipped_subkeywords=shipped_subkeywords,
-                  shipped_value_keywords=shipped_value_keywords)
+    return Layout(blocks, terms, shipped)
 
 
 #: the layout of this package's vocabulary: the one the encoder writes
