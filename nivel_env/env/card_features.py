@@ -296,7 +296,7 @@ _TABLES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 def card_table(db, terms: Terms = TERMS) -> CardTable:
     """The feature table of a card pool, built on first use and kept while the pool lives."""
-    if terms is TERMS:
+    if terms == TERMS:                         # this package's vocabulary: cached per pool
         t = _TABLES.get(db)
         if t is None:
             t = _TABLES[db] = CardTable(db)

@@ -101,17 +101,21 @@ class Encoder:
         # and the field blocks appended after the shipped ones (field_added_*)
         tail = lay.block("known_added").stop
         stop = lay.offset("cards_added_terms") if "cards_added_terms" in lay else lay.size
-        self._head = [(b[O["seat"]:O["cards"]], b[O["count"]:O["cards_added"]], b[tail:stop])
-                      for b in self.bufs]
+        self._head = [(b[O["seat"]:O["cards"]], b[O["count"]:O["cards_added"]],
+                       b[tail:stop] if stop > tail else None) for b in self.bufs]
         # card rows: the row, its added verbs' columns, the added terms' (when there are any)
         self._terms = "cards_added_terms" in lay
         more = ("_added_terms",) if self._terms else ()
 
         def parts(b, first: str, prefix: str):
             return (view(b, first),) + tuple(view(b, prefix + x) for x in ("_added",) + more)
-        self._cards = [parts(b, "cards", "cards") for b in self.bufs]
-        self._zones = [parts(b, "zones", "zones") for b in self.bufs]
-        self._known = [parts(b, "opponent_known_hand", "known") for b in self.bufs]
+        self._cards = [parts(b, "cards", "cards")[:2] for b in self.bufs]
+        self._zones = [parts(b, "zones", "zones")[:2] for b in self.bufs]
+        self._known = [parts(b, "opponent_known_hand", "known")[:2] for b in self.bufs]
+        # the *_added_terms views (cards, zones, known) per observer, when the layout has them
+        self._term_views = [(parts(b, "cards", "cards")[2], parts(b, "zones", "zones")[2],
+                             parts(b, "opponent_known_hand", "known")[2]) if self._terms
+                            else None for b in self.bufs]
         self._nvalues = O["seat"]                 # the leading block of numbers
         # ability key -> observation indices of its verbs (effect_verbs or the added block),
         # and of each step's verb (effect_step_verb or effect_step_added_verb)
@@ -136,6 +140,7 @@ class Encoder:
         self._empty_lane = [0.0] * len(fv)
         ships, shipv = lay.shipped_subkeywords, lay.shipped_value_keywords
         self._nkv = len(shipv)                                 # value slots in field_values
+        self._no_values = [0.0] * self._nkv
         self._nkv_all = len(lay.value_keywords)
         addk = lay.added_subkeywords()
         self._xflags = (O["field_added_flags"], len(addk)) if addk else (0, 0)
@@ -146,9 +151,13 @@ class Encoder:
         added_flag_of = {k: i for i, k in enumerate(addk)}
         value_of = {k: i for i, k in enumerate(shipv + lay.added_value_keywords())}
         # keyword key -> (flag index in a lane of field_flags or -1, index in
-        # field_added_flags' lane or -1, value slot (field_values' then the added) or -1, n)
+        # field_added_flags' lane or -1, value slot (field_values' then the added) or -1,
+        # its value / 5: the highest n / 5 is the highest n, / 5)
         self._kwinfo = tuple((flag_of.get(k.name, -1), added_flag_of.get(k.name, -1),
-                              value_of.get(k.name, -1), k.n) for k in db.keywords)
+                              value_of.get(k.name, -1), k.n / 5) for k in db.keywords)
+        # what the field loop reads, in one tuple
+        self._field = (self._kwinfo, self._nff, self._empty_lane, self._no_values,
+                       self._nkv) + self._xflags + self._xvalues
         self._defs = None
         self._rowmap: list = []
         self._costmap: list = []
@@ -197,7 +206,7 @@ class Encoder:
         head, tail, appended = self._head[p]
         head.fill(0.0)
         tail.fill(0.0)
-        if appended.size:
+        if appended is not None:
             appended.fill(0.0)
         o = 1 - p
         rows = [0] * CARD_ROWS
@@ -308,14 +317,13 @@ class Encoder:
         for iid, _stamp in g.attacked:
             made[iid] = made.get(iid, 0) + 1
         ff = O["field_flags"]
-        kwinfo = self._kwinfo
-        nfv, nff, nkv, nkv_all = self._nfv, self._nff, self._nkv, self._nkv_all
-        (xf, nxf), (xv, nxv) = self._xflags, self._xvalues
+        kwinfo, nff, empty_lane, no_values, nkv, xf, nxf, xv, nxv = self._field
+        xmax: dict = {}                  # field_added_values index -> highest value / 5
         pw, ht, na, kws, prohibited = dv.power, dv.hit, dv.attacks, dv.keywords, dv.prohibited
         for k, s in enumerate(_SLOTS[p]):
             u = unit[s]
             if u < 0:
-                vals += self._empty_lane
+                vals += empty_lane
                 continue
             its = g.items[s]
             rows[ROW_UNITS + k] = rowof[u]
@@ -333,25 +341,31 @@ class Encoder:
                     ones.append(base + 1)
                 if cant & K.PROHIBIT_DEFEND:
                     ones.append(base + 2)
-            kv = [0] * nkv_all             # value keyword slots, the vocabulary's order
-            for kw in kws[s]:
-                i, x, j, n = kwinfo[kw.key]
-                if i >= 0:
-                    ones.append(base + i)
-                elif x >= 0:                                        # field_added_flags
-                    ones.append(xf + k * nxf + x)
-                if j >= 0 and n > kv[j]:
-                    kv[j] = n
             if pw[s] > 100 or ht[s] > 50 or na[s] > 20 or len(its) > 30:
                 big = True
             vals += (pw[s] / 10, ht[s] / 5, (pw[s] - c.power) / 10, (ht[s] - c.hit) / 5,
                      na[s] / 2, made.get(u, 0) / 2, len(its) / 3)
-            vals += [n / 5 for n in kv[:nkv]]
-            if nxv:                                                 # field_added_values
-                for j in range(nkv, nkv_all):
-                    if kv[j]:
-                        vi.append(xv + k * nxv + j - nkv)
-                        vv.append(kv[j] / 5)
+            vals += no_values                # value keyword slots, raised below
+            kl = kws[s]
+            if kl:
+                top = len(vals) - nkv
+                for kw in kl:
+                    i, x, j, n5 = kwinfo[kw.key]
+                    if i >= 0:
+                        ones.append(base + i)
+                    elif x >= 0:                                    # field_added_flags
+                        ones.append(xf + k * nxf + x)
+                    if j >= 0:                                      # the highest value
+                        if j < nkv:
+                            if n5 > vals[top + j]:
+                                vals[top + j] = n5
+                        else:                                       # field_added_values
+                            at = xv + k * nxv + j - nkv
+                            if n5 > xmax.get(at, 0.0):
+                                xmax[at] = n5
+        if xmax:
+            vi += xmax
+            vv += xmax.values()
         # ---------------------------------------------------------------- hand
         hand = g.hand[p]
         nh = min(len(hand), HAND_ROWS)
@@ -387,7 +401,7 @@ class Encoder:
                 zlist[kq] = lst[:]
                 zver[kq] += 1
         written = self._zwritten[p]
-        zones_p, zones_added_p = self._zones[p][:2]
+        zones_p, zones_added_p = self._zones[p]
         W, WA = cf.WIDTH, cf.WIDTH + cf.ADDED_WIDTH
         for z, kq in enumerate(_ZONE_SOURCES[p]):
             if written[z] != zver[kq]:
@@ -395,26 +409,26 @@ class Encoder:
                 zones_p[z] = zout[kq, :W]
                 zones_added_p[z] = zout[kq, W:WA]
                 if self._terms:
-                    self._zones[p][2][z] = zout[kq, WA:]
+                    self._term_views[p][1][z] = zout[kq, WA:]
         # ---------------------------------------------------------------- write
         if rows != self._last_rows[p]:
             self._last_rows[p] = rows
-            cards_p = self._cards[p]
-            tb.matrix.take(rows, 0, cards_p[0], "clip")   # 'clip' writes out unbuffered
-            tb.added.take(rows, 0, cards_p[1], "clip")
+            cards_p, cards_added_p = self._cards[p]
+            tb.matrix.take(rows, 0, cards_p, "clip")   # 'clip' writes out unbuffered
+            tb.added.take(rows, 0, cards_added_p, "clip")
             if self._terms:
-                tb.added_terms.take(rows, 0, cards_p[2], "clip")
+                tb.added_terms.take(rows, 0, self._term_views[p][0], "clip")
         known, lk = g.known[o], self._last_known[p]
         if known or lk != []:                       # None: this buffer's rows are unknown
             krows = [rowof[i] for i in known[-KNOWN_ROWS:]]
             if krows != lk:
                 self._last_known[p] = krows
                 padded = krows + [0] * (KNOWN_ROWS - len(krows))
-                known_p = self._known[p]
-                tb.matrix.take(padded, 0, known_p[0], "clip")
-                tb.added.take(padded, 0, known_p[1], "clip")
+                known_p, known_added_p = self._known[p]
+                tb.matrix.take(padded, 0, known_p, "clip")
+                tb.added.take(padded, 0, known_added_p, "clip")
                 if self._terms:
-                    tb.added_terms.take(padded, 0, known_p[2], "clip")
+                    tb.added_terms.take(padded, 0, self._term_views[p][2], "clip")
         if big:
             vals = [OBS_HIGH if v > OBS_HIGH else OBS_LOW if v < OBS_LOW else v for v in vals]
         buf[:self._nvalues] = vals
@@ -444,12 +458,13 @@ class Encoder:
         order = d.purpose == K.P_ORDER
         chooser = d.player == p
         entries = effects_to_order(g) if order else ()
+        zone, owner_of, lane_of = g.zone, g.owner, g.lane
         i = 0
         for v in cands:
             if i >= CANDIDATE_ROWS:
                 break
             if not order and v >= 0 and not chooser:
-                if g.zone(v) in (_HIDDEN_OWN if g.owner(v) == p else _HIDDEN_OTHER):
+                if zone(v) in (_HIDDEN_OWN if owner_of(v) == p else _HIDDEN_OTHER):
                     continue
             base = co + i * _NCF
             i += 1
@@ -469,7 +484,7 @@ class Encoder:
                 continue
             else:
                 ones.append(base + _CF["is_card"])
-            z, lane, owner = g.zone(v), g.lane(v), g.owner(v)
+            z, lane, owner = zone(v), lane_of(v), owner_of(v)
             if owner == p:
                 ones.append(base + _CF["mine"])
             ones.append(base + _CF["in_deck"] + z)
@@ -483,8 +498,8 @@ class Encoder:
         if order or chooser or d.purpose == K.P_CARD_ORDER:
             return len(cands)
         return i if len(cands) <= CANDIDATE_ROWS else i + sum(
-            1 for v in cands[CANDIDATE_ROWS:] if v < 0 or g.zone(v) not in
-            (_HIDDEN_OWN if g.owner(v) == p else _HIDDEN_OTHER))
+            1 for v in cands[CANDIDATE_ROWS:] if v < 0 or zone(v) not in
+            (_HIDDEN_OWN if owner_of(v) == p else _HIDDEN_OTHER))
 
     def _chooser_row(self, g, iid: int, rowof) -> int:
         """The card row the chooser of a pick sees, hidden zone or not (11.2.1)."""
