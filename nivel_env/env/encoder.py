@@ -1,7 +1,9 @@
 """The observation: one flat float32 vector, from one player's view only.
 
-The layout is a spec (``BLOCKS`` here, ``card_features.COLUMNS`` for card rows),
-printed as the table in docs/observation.md by ``python -m nivel_env.env.encoder``.
+The layout is a spec (``layout.LAYOUT``: blocks by name, with offsets, bounds and the
+version that added each; ``card_features.COLUMNS`` for card rows), printed as the table in
+docs/observation.md by ``python -m nivel_env observation``; this module writes each block
+through the layout's named views and offsets.
 It depends on neither the card pool nor the game, so a policy trained on one pool
 can read a game played with another.
 
