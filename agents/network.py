@@ -24,8 +24,20 @@ from gymnasium import spaces
 from torch import nn
 
 from nivel_env.env import card_features as cf
-from nivel_env.env.encoder import (CARD_ROWS, KNOWN_ROWS, OBS_SIZE, OFFSETS,
-                                   READABLE_LAYOUTS, ZONES)
+from nivel_env.env import layout as E
+from nivel_env.env.layout import CARD_ROWS, LAYOUT
+
+OBS_SIZE = LAYOUT.size
+READABLE_LAYOUTS = LAYOUT.readable()      # layout hash -> the prefix its policies read
+
+
+def _check_size(who: str, observation_space: spaces.Box) -> int:
+    """The observation size a network reads: this layout's or an earlier version's prefix."""
+    n_obs = observation_space.shape[0] if len(observation_space.shape) == 1 else -1
+    if n_obs not in READABLE_LAYOUTS.values():
+        raise ValueError(f"{who}: observation shape {observation_space.shape} is "
+                         f"not this layout's ({OBS_SIZE},) nor an earlier one's")
+    return n_obs
 
 
 class Extractor(nn.Module):
@@ -57,50 +69,49 @@ class FlattenExtractor(Extractor):
 
 
 class CardRows:
-    """The card rows of an observation batch, each with its added columns when the network
-    reads the layout that has them (``card_features.ADDED_COLUMNS``; older layouts end
-    before, and their networks read rows of ``card_features.WIDTH``)."""
+    """The card rows of an observation batch, each with the columns appended for it that
+    the network's layout version has: the added verbs' (``card_features.ADDED_COLUMNS``,
+    blocks ``*_added``) and those of vocabulary terms added since
+    (``card_features.added_term_columns``, blocks ``*_added_terms``).  Networks of older
+    versions read rows of ``card_features.WIDTH``."""
 
     def __init__(self, n_obs: int):
-        O = OFFSETS
-        self.added = n_obs > O["count"]
-        self.width = cf.WIDTH + (cf.ADDED_WIDTH if self.added else 0)
+        self.added = LAYOUT.in_prefix("cards_added", n_obs)
+        self.terms = "cards_added_terms" in LAYOUT and LAYOUT.in_prefix("cards_added_terms",
+                                                                         n_obs)
+        self.width = cf.WIDTH + (cf.ADDED_WIDTH if self.added else 0) \
+            + (LAYOUT.block("cards_added_terms").shape[1] if self.terms else 0)
 
-    def _rows(self, obs, block: str, end: str, added: str, added_end, n: int):
-        b = obs.shape[0]
-        rows = obs[:, OFFSETS[block]:OFFSETS[end]].reshape(b, n, cf.WIDTH)
-        if not self.added:
-            return rows
-        stop = OFFSETS[added_end] if added_end else obs.shape[1]
-        more = obs[:, OFFSETS[added]:stop].reshape(b, n, cf.ADDED_WIDTH)
-        return th.cat([rows, more], dim=2)
+    def _rows(self, obs, block: str, short: str):
+        parts = [LAYOUT.view(obs, block)]
+        if self.added:
+            parts.append(LAYOUT.view(obs, short + "_added"))
+        if self.terms:
+            parts.append(LAYOUT.view(obs, short + "_added_terms"))
+        return parts[0] if len(parts) == 1 else th.cat(parts, dim=2)
 
     def cards(self, obs):
-        return self._rows(obs, "cards", "zones", "cards_added", "zones_added", CARD_ROWS)
+        return self._rows(obs, "cards", "cards")
 
     def zones(self, obs):
-        return self._rows(obs, "zones", "opponent_known_hand", "zones_added", "known_added",
-                          len(ZONES))
+        return self._rows(obs, "zones", "zones")
 
     def known(self, obs):
-        return self._rows(obs, "opponent_known_hand", "count", "known_added", None, KNOWN_ROWS)
+        return self._rows(obs, "opponent_known_hand", "known")
 
 
 class CardSetExtractor(Extractor):
     def __init__(self, observation_space: spaces.Box, card_dim: int = 32, zone_dim: int = 16,
                  features_dim: int = 256):
         super().__init__(observation_space, features_dim)
-        n_obs = observation_space.shape[0] if len(observation_space.shape) == 1 else -1
-        if n_obs not in READABLE_LAYOUTS.values():
-            raise ValueError(f"CardSetExtractor: observation shape {observation_space.shape} is "
-                             f"not this layout's ({OBS_SIZE},) nor an earlier one's")
-        self.head = OFFSETS["cards"]
+        n_obs = _check_size("CardSetExtractor", observation_space)
+        self.head = LAYOUT.offset("cards")           # every block before the card rows
         # networks made for earlier layouts read without the blocks appended since
-        self.reads_known = n_obs > OFFSETS["opponent_known_hand"]
+        self.reads_known = LAYOUT.in_prefix("opponent_known_hand", n_obs)
         self.rows = CardRows(n_obs)
         self.card = nn.Sequential(nn.Linear(self.rows.width, card_dim), nn.ReLU())
         self.zone = nn.Sequential(nn.Linear(self.rows.width, zone_dim), nn.ReLU())
-        n = self.head + CARD_ROWS * card_dim + len(ZONES) * zone_dim
+        n = self.head + CARD_ROWS * card_dim + len(E.ZONES) * zone_dim
         if self.reads_known:                 # the same card encoder, summed over the rows
             n += card_dim
         self.mix = nn.Sequential(nn.Linear(n, features_dim), nn.ReLU())
@@ -129,7 +140,6 @@ def policy_kwargs() -> dict:
 # the attacker it answers) scored by a second type; -1: no row.
 def _pointer_tables():
     from nivel_env.engine import actions as A
-    from nivel_env.env import encoder as E
     n = A.N_ACTIONS
     rows = np.full((2, n), -1, dtype=np.int64)
     types = np.zeros((2, n), dtype=np.int64)
@@ -175,22 +185,15 @@ class PointerExtractor(Extractor):
 
     def __init__(self, observation_space: spaces.Box, card_dim: int = 64, key_dim: int = 32,
                  trunk_dim: int = 256, zone_dim: int = 16):
-        from nivel_env.env import encoder as E
-        n_obs = observation_space.shape[0] if len(observation_space.shape) == 1 else -1
-        if n_obs not in READABLE_LAYOUTS.values():
-            raise ValueError(f"PointerExtractor: observation shape {observation_space.shape} is "
-                             f"not this layout's ({OBS_SIZE},) nor an earlier one's")
+        n_obs = _check_size("PointerExtractor", observation_space)
         super().__init__(observation_space, trunk_dim + CARD_ROWS * key_dim)
         self.trunk_dim, self.key_dim = trunk_dim, key_dim
-        O = OFFSETS
-        self.glob = O["hand_slots"]                         # values and flags before slots
-        self.hand_at, self.cand_at = O["hand_slots"], O["candidate_slots"]
-        self.cards_at = O["cards"]
-        self.reads_known = n_obs > O["opponent_known_hand"]
-        self.n_hand = len(E.HAND_FEATURES)
-        self.n_cand = len(E.CANDIDATE_FEATURES)
-        self.lane_values = (O["field_values"], len(E.FIELD_VALUES))
-        self.lane_flags = (O["field_flags"], len(E.FIELD_FLAGS))
+        self.glob = LAYOUT.offset("hand_slots")             # values and flags before slots
+        self.reads_known = LAYOUT.in_prefix("opponent_known_hand", n_obs)
+        self.n_hand = LAYOUT.block("hand_slots").shape[1]
+        self.n_cand = LAYOUT.block("candidate_slots").shape[1]
+        self.lane_values = LAYOUT.block("field_values").shape[1]
+        self.lane_flags = LAYOUT.block("field_flags").shape[1]
         self.layout = {k: getattr(E, k) for k in (
             "ROW_UNITS", "ROW_ITEMS", "ROW_HAND", "ROW_REFS", "ROW_CANDS", "ITEM_ROWS",
             "HAND_ROWS", "CANDIDATE_ROWS")}
@@ -198,8 +201,7 @@ class PointerExtractor(Extractor):
         self.card = nn.Linear(self.rows.width, card_dim)
         self.hand_extra = nn.Linear(self.n_hand, card_dim, bias=False)
         self.cand_extra = nn.Linear(self.n_cand, card_dim, bias=False)
-        self.lane_extra = nn.Linear(self.lane_values[1] + self.lane_flags[1], card_dim,
-                                    bias=False)
+        self.lane_extra = nn.Linear(self.lane_values + self.lane_flags, card_dim, bias=False)
         # where a row is: each leader, lane and battle reference its own place; the cards
         # of one set (a side's items, the hand, the candidates) share one, so the set reads
         # the same in any order
@@ -211,7 +213,7 @@ class PointerExtractor(Extractor):
         self.register_buffer("place", th.as_tensor(place), persistent=False)
         self.position = nn.Parameter(th.zeros(E.ROW_ITEMS + 7, card_dim))
         self.zone = nn.Sequential(nn.Linear(self.rows.width, zone_dim), nn.ReLU())
-        n_in = (self.glob + 11 * card_dim + 4 * 2 * card_dim + len(ZONES) * zone_dim
+        n_in = (self.glob + 11 * card_dim + 4 * 2 * card_dim + len(E.ZONES) * zone_dim
                 + (card_dim if self.reads_known else 0))
         self.trunk = nn.Sequential(nn.Linear(n_in, trunk_dim), nn.ReLU())
         self.key_rows = nn.Linear(card_dim, key_dim)
@@ -223,11 +225,10 @@ class PointerExtractor(Extractor):
         cards = self.rows.cards(obs)
         e = self.card(cards) + self.position[self.place]
         # slot facts joined to their rows
-        hand = obs[:, self.hand_at:self.cand_at].reshape(b, E.HAND_ROWS, self.n_hand)
-        cand = obs[:, self.cand_at:self.cards_at].reshape(b, E.CANDIDATE_ROWS, self.n_cand)
-        (vo, vn), (fo, fn) = self.lane_values, self.lane_flags
-        lanes = th.cat([obs[:, vo:vo + 6 * vn].reshape(b, 6, vn),
-                        obs[:, fo:fo + 6 * fn].reshape(b, 6, fn)], dim=2)
+        hand = LAYOUT.view(obs, "hand_slots")
+        cand = LAYOUT.view(obs, "candidate_slots")
+        lanes = th.cat([LAYOUT.view(obs, "field_values"), LAYOUT.view(obs, "field_flags")],
+                       dim=2)
         extra = th.cat([th.zeros_like(e[:, :E.ROW_UNITS]), self.lane_extra(lanes),
                         th.zeros_like(e[:, E.ROW_ITEMS:E.ROW_HAND]), self.hand_extra(hand),
                         th.zeros_like(e[:, E.ROW_REFS:E.ROW_CANDS]), self.cand_extra(cand)],

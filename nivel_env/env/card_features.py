@@ -23,7 +23,6 @@ import numpy as np
 from ..cards import model as m, vocab
 from ..cards.text import keyword_set
 
-KEYWORDS = vocab.KEYWORD_NAMES                        # the 29 keywords of section 10
 VERB_NAMES = tuple(t.key for t in vocab.VERBS)        # the card language's verbs
 #: Verbs have columns in the card row (``COLUMNS``) for the first ``ROW_VERBS`` of them,
 #: the vocabulary as the row first shipped; verbs added since have columns in
@@ -36,13 +35,75 @@ ADDED_VERB_NAMES = VERB_NAMES[ROW_VERBS:]
 ADDED_VERB_SLOTS = 8
 if len(ADDED_VERB_NAMES) > ADDED_VERB_SLOTS:
     raise RuntimeError(f"card_features: {len(ADDED_VERB_NAMES)} verbs added to the vocabulary "
-                       f"but {ADDED_VERB_SLOTS} observation slots for them: raise "
-                       f"ADDED_VERB_SLOTS (this changes the observation layout)")
-#: values in play (Pierce 2), then payments (Guardian: cards to pay)
-KEYWORD_VALUES = tuple(t.en for t in vocab.SUBKEYWORDS if t.value == "n") + \
-    tuple(t.en for t in vocab.SUBKEYWORDS if t.value == "cost")
-GATE_VALUES = tuple(t.key for t in vocab.GATES if t.arg == "int")
+                       f"but {ADDED_VERB_SLOTS} observation slots for them: raising "
+                       f"ADDED_VERB_SLOTS changes the current layout; append blocks for the "
+                       f"further verbs instead (docs/observation.md, Growing the observation)")
 AFFILIATION_BUCKETS = 32
+
+
+@dataclasses.dataclass(frozen=True)
+class Terms:
+    """The vocabulary's terms that have columns in the observation, each list in column
+    order: the ones the layout shipped with first (``SHIPPED``), in their shipped order,
+    then any the vocabulary gained since, whose columns are in appended blocks."""
+    keywords: tuple          # section-10 keywords: the card row's multi-hot
+    keyword_values: tuple    # keywords whose printed value the card row shows
+    gate_values: tuple       # gates whose threshold the card row shows
+    subkeywords: tuple       # sub-keywords: a lane's flags (field_flags)
+    value_keywords: tuple    # sub-keywords with a value in play: a lane's values
+
+    @classmethod
+    def of_vocabulary(cls, shipped: "Terms | None" = None, more: "Terms | None" = None):
+        """This package's vocabulary (plus ``more``, for tests that grow it), ordered
+        shipped terms first."""
+        found = cls(
+            keywords=vocab.KEYWORD_NAMES,
+            # values in play (Pierce 2), then payments (Guardian: cards to pay)
+            keyword_values=tuple(t.en for t in vocab.SUBKEYWORDS if t.value == "n")
+            + tuple(t.en for t in vocab.SUBKEYWORDS if t.value == "cost"),
+            gate_values=tuple(t.key for t in vocab.GATES if t.arg == "int"),
+            subkeywords=tuple(t.en for t in vocab.SUBKEYWORDS),
+            value_keywords=tuple(t.en for t in vocab.SUBKEYWORDS if t.value == "n"))
+        if more is not None:
+            found = cls(**{f: getattr(found, f) + getattr(more, f) for f in _TERM_FIELDS})
+        return found.ordered(shipped or found)
+
+    def ordered(self, shipped: "Terms") -> "Terms":
+        """These terms with ``shipped``'s first, in its order (each must still be here)."""
+        out = {}
+        for f in _TERM_FIELDS:
+            have, old = getattr(self, f), getattr(shipped, f)
+            gone = [t for t in old if t not in have]
+            if gone:
+                raise RuntimeError(f"card_features: the observation has {f} columns for "
+                                   f"{gone}, which the vocabulary no longer has; a shipped "
+                                   "policy reads those columns (keep the terms)")
+            out[f] = tuple(old) + tuple(t for t in have if t not in old)
+        return Terms(**out)
+
+    def added(self, shipped: "Terms") -> "Terms":
+        """The terms that are not in ``shipped``: those with columns in appended blocks."""
+        return Terms(**{f: tuple(t for t in getattr(self, f) if t not in getattr(shipped, f))
+                        for f in _TERM_FIELDS})
+
+
+_TERM_FIELDS = tuple(f.name for f in dataclasses.fields(Terms))
+#: the terms the layout shipped with: their columns never move
+SHIPPED = Terms(
+    keywords=("Entry", "Passive", "Active", "Attacker", "Defender", "Exit", "Armed", "Frontline",
+              "Level Link", "Trigger", "Mix", "Escape", "Chain", "Buff", "Pierce", "Plunder",
+              "Breakthrough", "Duelist", "Infiltrate", "Finale", "Mutual Destruction", "Return",
+              "Awakening", "Berserker", "Guardian", "Barrier", "Sacrifice", "Offset", "Credit"),
+    keyword_values=("Pierce", "Plunder", "Infiltrate", "Credit", "Guardian"),
+    gate_values=("level_link", "chain", "buff"),
+    subkeywords=("Pierce", "Plunder", "Breakthrough", "Duelist", "Infiltrate", "Finale",
+                 "Mutual Destruction", "Return", "Berserker", "Guardian", "Credit"),
+    value_keywords=("Pierce", "Plunder", "Infiltrate", "Credit"))
+#: this package's vocabulary, shipped terms first
+TERMS = Terms.of_vocabulary(SHIPPED)
+KEYWORDS = SHIPPED.keywords                           # the 29 keywords of section 10
+KEYWORD_VALUES = SHIPPED.keyword_values
+GATE_VALUES = SHIPPED.gate_values
 
 #: (name, width, meaning) in row order.  docs/observation.md prints this table.
 COLUMNS = (
@@ -91,6 +152,34 @@ for _name, _w, _ in COLUMNS + ADDED_COLUMNS:
 del _o, _name, _w, _added
 
 
+def added_term_columns(terms: Terms = TERMS) -> tuple:
+    """The card row's columns for the terms added since the row shipped (section-10
+    keywords, keyword values, gate values), as ``(name, width, meaning)``: the observation's
+    ``*_added_terms`` blocks, one row per card row; none while no term was added."""
+    a = terms.added(SHIPPED)
+    return tuple(c for c in (
+        ("added_keywords", len(a.keywords), "as keywords, for " + ", ".join(a.keywords)),
+        ("added_keyword_values", len(a.keyword_values), "as keyword_values, for "
+                                                        + ", ".join(a.keyword_values)),
+        ("added_gate_values", len(a.gate_values), "as gate_values, for "
+                                                  + ", ".join(a.gate_values)),
+    ) if c[1])
+
+
+def _term_offsets(terms: Terms) -> dict:
+    """Full-row index of each term's column, by (column group, term name)."""
+    out = {}
+    for col, names in (("keywords", KEYWORDS), ("keyword_values", KEYWORD_VALUES),
+                       ("gate_values", GATE_VALUES)):
+        out.update({(col, t): OFFSET[col] + i for i, t in enumerate(names)})
+    o = WIDTH + ADDED_WIDTH
+    for name, w, _ in added_term_columns(terms):
+        col = name[len("added_"):]
+        out.update({(col, t): o + i for i, t in enumerate(getattr(terms.added(SHIPPED), col))})
+        o += w
+    return out
+
+
 def verb_column(column: str, verb: int) -> int:
     """Full-row index of verb number ``verb`` (in ``VERB_NAMES``) in a verb column group
     (``verbs_self``, ``verbs_opponent``, ``trigger_verbs``)."""
@@ -111,9 +200,13 @@ def _affects_opponent(a: m.Action) -> bool:
     return a.player in ("opponent", "each")
 
 
-def _face_row(card: m.Card, abilities: tuple, subkeywords: tuple, back: bool) -> np.ndarray:
-    """The full row: the card row's ``WIDTH`` columns, then the ``ADDED_WIDTH`` ones."""
-    r = np.zeros(WIDTH + ADDED_WIDTH, dtype=np.float32)
+def _face_row(card: m.Card, abilities: tuple, subkeywords: tuple, back: bool,
+              terms: Terms = TERMS) -> np.ndarray:
+    """The full row: the card row's ``WIDTH`` columns, the ``ADDED_WIDTH`` ones, then the
+    columns of terms added since (``added_term_columns``)."""
+    at = _term_offsets(terms)
+    r = np.zeros(WIDTH + ADDED_WIDTH + sum(w for _, w, _ in added_term_columns(terms)),
+                 dtype=np.float32)
     r[OFFSET["present"]] = 1
     r[OFFSET["type"] + _TYPES.index(card.type)] = 1
     r[OFFSET["cost"]] = card.cost / 10
@@ -126,8 +219,8 @@ def _face_row(card: m.Card, abilities: tuple, subkeywords: tuple, back: bool) ->
     face = dataclasses.replace(card, abilities=abilities, subkeywords=subkeywords, back=None,
                                trigger=card.trigger if not back else ())
     for k in keyword_set(face):
-        if k in KEYWORDS:
-            r[OFFSET["keywords"] + KEYWORDS.index(k)] = 1
+        if ("keywords", k) in at:
+            r[at["keywords", k]] = 1
     subs = list(subkeywords)
     gates = []
     acts = []
@@ -139,12 +232,12 @@ def _face_row(card: m.Card, abilities: tuple, subkeywords: tuple, back: bool) ->
             subs.append(a.keyword)
     for k in subs:
         gates.extend(k.gates)
-        if k.name in KEYWORD_VALUES:
-            i = OFFSET["keyword_values"] + KEYWORD_VALUES.index(k.name)
+        i = at.get(("keyword_values", k.name))
+        if i is not None:
             r[i] = max(r[i], k.n / 5)
     for gt in gates:
-        if gt.kind in GATE_VALUES:
-            i = OFFSET["gate_values"] + GATE_VALUES.index(gt.kind)
+        i = at.get(("gate_values", gt.kind))
+        if i is not None:
             r[i] = max(r[i], gt.n / 10)
     bonus = 0
     for a in acts:
@@ -165,25 +258,29 @@ def _face_row(card: m.Card, abilities: tuple, subkeywords: tuple, back: bool) ->
 class CardTable:
     """The feature matrix of one card pool and where each card's rows are."""
 
-    def __init__(self, db):
+    def __init__(self, db, terms: Terms = TERMS):
         n = len(db.cards)
-        rows = [np.zeros(WIDTH + ADDED_WIDTH, dtype=np.float32)]
+        #: the full row's columns past the card row and its added verbs
+        self.terms_width = sum(w for _, w, _ in added_term_columns(terms))
+        rows = [np.zeros(WIDTH + ADDED_WIDTH + self.terms_width, dtype=np.float32)]
         back_row = [0] * n
         for c in db.cards:
-            rows.append(_face_row(c, c.abilities, c.subkeywords, False))
+            rows.append(_face_row(c, c.abilities, c.subkeywords, False, terms))
         for c in db.cards:
             if c.back is not None:
                 back_row[c.index] = len(rows)
-                rows.append(_face_row(c, c.back.abilities, c.back.subkeywords, True))
+                rows.append(_face_row(c, c.back.abilities, c.back.subkeywords, True, terms))
         # custom pools may print values past the scale (hit 99 is 19.8): clip into the
         # observation's bounds, as the encoder does for everything it computes
-        from .encoder import OBS_HIGH, OBS_LOW
+        from .layout import OBS_HIGH, OBS_LOW
         full = np.clip(np.stack(rows), OBS_LOW, OBS_HIGH)
         #: the card rows (``WIDTH`` columns) and their added columns (``ADDED_WIDTH``)
         self.matrix = np.ascontiguousarray(full[:, :WIDTH])
-        self.added = np.ascontiguousarray(full[:, WIDTH:])
+        self.added = np.ascontiguousarray(full[:, WIDTH:WIDTH + ADDED_WIDTH])
+        #: the columns of terms added since the row shipped (none today)
+        self.added_terms = np.ascontiguousarray(full[:, WIDTH + ADDED_WIDTH:])
         self.tenth = full * np.float32(0.1)             # zone summaries are sums / 10
-        for a in (self.matrix, self.added, self.tenth):
+        for a in (self.matrix, self.added, self.added_terms, self.tenth):
             a.setflags(write=False)
         #: card index -> row of its back face (0 for cards without one)
         self.back_row = tuple(back_row)
@@ -197,9 +294,11 @@ class CardTable:
 _TABLES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
-def card_table(db) -> CardTable:
+def card_table(db, terms: Terms = TERMS) -> CardTable:
     """The feature table of a card pool, built on first use and kept while the pool lives."""
-    t = _TABLES.get(db)
-    if t is None:
-        t = _TABLES[db] = CardTable(db)
-    return t
+    if terms == TERMS:                         # this package's vocabulary: cached per pool
+        t = _TABLES.get(db)
+        if t is None:
+            t = _TABLES[db] = CardTable(db)
+        return t
+    return CardTable(db, terms)              # a grown vocabulary (tests): not cached

@@ -1,7 +1,9 @@
 """The observation: one flat float32 vector, from one player's view only.
 
-The layout is a spec (``BLOCKS`` here, ``card_features.COLUMNS`` for card rows),
-printed as the table in docs/observation.md by ``python -m nivel_env.env.encoder``.
+The layout is a spec (``layout.LAYOUT``: blocks by name, with offsets, bounds and the
+version that added each; ``card_features.COLUMNS`` for card rows), printed as the table in
+docs/observation.md by ``python -m nivel_env observation``; this module writes each block
+through the layout's named views and offsets.
 It depends on neither the card pool nor the game, so a policy trained on one pool
 can read a game played with another.
 
@@ -27,204 +29,53 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..cards import vocab
 from ..engine import actions as A, const as K
 from ..engine.view import battle_info, decision_info, derived, effects_to_order
 from . import card_features as cf
 
-#: every observation value lies in [OBS_LOW, OBS_HIGH] (the encoder clips to it)
-OBS_LOW, OBS_HIGH = -10.0, 10.0
-HAND_ROWS = 12        # hand slots shown (PLAY ids cover 40; a hand rarely passes 10)
-CANDIDATE_ROWS = 16   # candidates of a pick shown (PICK ids cover 128)
-KNOWN_ROWS = 8        # cards known to be in the opponent's hand shown (the latest ones)
-ITEM_ROWS = 2         # items shown per unit (more are counted in the field block)
-SUBKEYWORDS = tuple(t.en for t in vocab.SUBKEYWORDS)            # the vocabulary's order
-VALUE_KEYWORDS = tuple(t.en for t in vocab.SUBKEYWORDS if t.value == "n")
+from . import layout as L
+from .layout import (CANDIDATE_FEATURES, CANDIDATE_ROWS, CARD_ROWS, FIELD_STATES,  # noqa: F401
+                     GLOBAL_VALUES, HAND_FEATURES, HAND_ROWS, ITEM_ROWS, KNOWN_ROWS, LAYOUT, OBS_HIGH, OBS_LOW,
+                     PLAYER_FLAGS, PLAYER_VALUES, ROW_CANDS, ROW_HAND, ROW_ITEMS, ROW_LEADERS,
+                     ROW_REFS, ROW_UNITS, SUBKEYWORDS, VALUE_KEYWORDS, ZONES)
+
 N_VERBS = cf.ROW_VERBS                 # verbs with columns in the first layout's blocks
-
-# card rows, in order
-ROW_LEADERS = 0                                   # mine, opponent's
-ROW_UNITS = 2                                     # my lanes 0-2, opponent's lanes 0-2
-ROW_ITEMS = ROW_UNITS + 6                         # per unit slot, ITEM_ROWS each
-ROW_HAND = ROW_ITEMS + 6 * ITEM_ROWS
-ROW_REFS = ROW_HAND + HAND_ROWS                   # attacker, defender, effect source
-ROW_CANDS = ROW_REFS + 3
-CARD_ROWS = ROW_CANDS + CANDIDATE_ROWS
-ZONES = ("my trash", "opponent trash", "my damage", "opponent damage", "my skill zone",
-         "opponent skill zone")
-
-GLOBAL_VALUES = (
-    ("turn", "turn / RuleConfig.max_turns"), ("turn_early", "min(turn, 30) / 30"),
-    ("attacks_this_turn", "attacks declared this turn / 5 (Chain counts them)"),
-    ("candidates", "pick: number of candidates / 16"),
-)
-PLAYER_VALUES = (
-    ("level", "leader level / 10"), ("size", "size / 10 (4.7)"),
-    ("cost_in_use", "cost of cards on the field / 10"),
-    ("room", "size minus cost in use / 10"), ("damage", "damage zone cards / 10"),
-    ("deck", "deck cards / 40"), ("hand", "hand cards / 10"), ("trash", "trash cards / 40"),
-    ("skills", "skill zone cards / 10"), ("units", "units on the field / 3"),
-)
-PLAYER_FLAGS = (
-    ("awakened", "1 once the leader has awakened"),
-    ("mulligan_done", "1 once this player has decided the mulligan"),
-    ("placed_lane_0", "a unit was placed in lane 0 this turn (6.4.1.1.3)"),
-    ("placed_lane_1", "same, lane 1"), ("placed_lane_2", "same, lane 2"),
-)
-FIELD_VALUES = (
-    ("power", "current power / 10"), ("hit", "current hit / 5"),
-    ("power_change", "current minus printed power / 10"),
-    ("hit_change", "current minus printed hit / 5"),
-    ("attacks_allowed", "attacks it may make this turn / 2"),
-    ("attacks_made", "attacks it made this turn / 2"),
-    ("items", "items equipped / 3"),
-) + tuple((f"{k.lower()}_value", f"its highest {k} value now / 5") for k in VALUE_KEYWORDS)
-FIELD_FLAGS = (
-    ("occupied", "a unit is in this lane"),
-    ("cannot_attack", "an effect forbids it to attack"),
-    ("cannot_defend", "an effect forbids it to defend"),
-) + tuple((f"has_{k.lower().replace(' ', '_')}", f"it has {k} now (printed, item or granted)")
-          for k in SUBKEYWORDS)
-HAND_FEATURES = (("playable_lane_0", "a PLAY id of this slot into lane 0 is legal now"),
-                 ("playable_lane_1", "same, lane 1"), ("playable_lane_2", "same, lane 2"),
-                 ("playable_skill", "same, into the skill zone"))
-CANDIDATE_FEATURES = (
-    ("present", "a candidate is in this slot"),
-    ("is_card", "it is a card (its card row is in the card block)"),
-    ("is_lane", "it is a lane"), ("is_effect", "it is a pending effect (effect order)"),
-    ("mine", "the card is the observer's"),
-) + tuple((f"in_{z}", f"the card is in the {z} zone") for z in K.ZONE_NAMES) + (
-    ("lane_0", "lane 0 (the lane itself, or the card's lane)"), ("lane_1", "lane 1"),
-    ("lane_2", "lane 2"), ("power", "current power / 10 of a unit on the field"),
-) + tuple((f"effect_{n.lower().replace(' ', '_')}", f"pending effect kind: {n}")
-          for n in K.KIND_NAMES)
-
-
-def _names(feats) -> str:
-    return ", ".join(n for n, _ in feats)
-
-
-#: (block name, shape, meaning), in vector order.  Numbers that are not 0/1 flags come
-#: first, in one block the encoder writes with a single slice assignment.
-BLOCKS = (
-    ("global_values", len(GLOBAL_VALUES), _names(GLOBAL_VALUES)),
-    ("me_values", len(PLAYER_VALUES), "observer: " + _names(PLAYER_VALUES)),
-    ("opponent_values", len(PLAYER_VALUES), "the same for the opponent"),
-    ("field_values", (6, len(FIELD_VALUES)), "my lanes 0-2, then the opponent's: "
-                                             + _names(FIELD_VALUES)),
-    ("seat", 1, "0 for player_0, 1 for player_1"),
-    ("first_player", 1, "1 if the observer went first"),
-    ("my_turn", 1, "1 on the observer's turn"),
-    ("acting", 1, "1 if the pending decision is the observer's"),
-    ("phase", len(K.PHASE_NAMES), "one-hot: " + ", ".join(K.PHASE_NAMES)),
-    ("decision", len(K.DECISION_NAMES), "one-hot: " + ", ".join(K.DECISION_NAMES)),
-    ("pick_purpose", len(K.PICK_PURPOSES), "one-hot: " + ", ".join(K.PICK_PURPOSES)),
-    ("can_pass", 1, "pick: PASS is legal (fewer may be chosen)"),
-    ("guardian_lanes", 3, "guardian decision: lanes whose unit may pay Guardian"),
-    ("defender_lane", 3, "defense decision: one-hot lane of the unit that may defend"),
-    ("must_defend", 1, "defense decision: Duelist forces the defense"),
-    ("effect_verbs", N_VERBS, "may / pick inside an effect: verbs of the ability being "
-                              "resolved: " + ", ".join(cf.ROW_VERB_NAMES)),
-    ("effect_step_verb", N_VERBS, "one-hot: the verb of the step asking now"),
-    ("effect_mine", 1, "the effect being resolved is the observer's"),
-    ("in_battle", 1, "a battle is in progress (7)"),
-    ("attacker_mine", 1, "the attacking unit is the observer's"),
-    ("attack_lane", 3, "one-hot: the attacking unit's lane"),
-    ("has_defender", 1, "a unit defends"),
-    ("battle_step", 5, "one-hot: guardian, defense, battle, resolve, end"),
-    ("breakthrough", 1, "Breakthrough applies to this battle"),
-    ("duelist", 1, "Duelist applies to this battle"),
-    ("me_flags", len(PLAYER_FLAGS), "observer: " + _names(PLAYER_FLAGS)),
-    ("opponent_flags", len(PLAYER_FLAGS), "the same for the opponent"),
-    ("field_flags", (6, len(FIELD_FLAGS)), "my lanes 0-2, then the opponent's: "
-                                           + _names(FIELD_FLAGS)),
-    ("hand_slots", (HAND_ROWS, len(HAND_FEATURES)),
-     "per hand slot: " + _names(HAND_FEATURES)),
-    ("candidate_slots", (CANDIDATE_ROWS, len(CANDIDATE_FEATURES)),
-     "per candidate of a pick (PICK + i): " + _names(CANDIDATE_FEATURES)),
-    ("cards", (CARD_ROWS, cf.WIDTH),
-     "card rows (card_features.COLUMNS): leaders (mine, opponent's, current face); units in my "
-     "lanes 0-2 then the opponent's; their items (2 per lane); my hand slots 0-11; attacker, "
-     f"defender, effect source; candidates 0-{CANDIDATE_ROWS - 1}"),
-    ("zones", (len(ZONES), cf.WIDTH), "sum of the card rows / 10 in: " + ", ".join(ZONES)),
-    ("opponent_known_hand", (KNOWN_ROWS, cf.WIDTH),
-     "card rows of cards known to be in the opponent's hand, latest last: cards they had to "
-     "reveal (3.1.7) and cards that went there from an open zone (returned from the field, "
-     "salvaged from the trash); a row stays until the card leaves their hand"),
-    # ------------------------------------------ appended when verbs were added (1.2.5 ...)
-    ("count", 2, "may decision that chooses a number one \"one more?\" at a time (draw up to "
-                 "N, 4.4.4): chosen so far / 10, the most that may be chosen / 10"),
-    ("effect_added_verbs", cf.ADDED_VERB_SLOTS, "as effect_verbs, for the verbs added since "
-                                                "(card_features.ADDED_VERB_NAMES)"),
-    ("effect_step_added_verb", cf.ADDED_VERB_SLOTS, "as effect_step_verb, for the same verbs"),
-    ("cards_added", (CARD_ROWS, cf.ADDED_WIDTH), "the added columns "
-                                                 "(card_features.ADDED_COLUMNS) of each row of "
-                                                 "`cards`, in the same order"),
-    ("zones_added", (len(ZONES), cf.ADDED_WIDTH), "the same for `zones` (sums / 10)"),
-    ("known_added", (KNOWN_ROWS, cf.ADDED_WIDTH), "the same for `opponent_known_hand`"),
-)
-#: blocks added after a layout shipped, by the first block of each addition: a policy
-#: made for the layout before an addition reads the observation's prefix up to it
-#: (agents.policy slices it)
-STAGES = ("opponent_known_hand", "count")
-
-
-def _size(shape) -> int:
-    if isinstance(shape, int):
-        return shape
-    n = 1
-    for s in shape:
-        n *= s
-    return n
-
-
-OFFSETS: dict[str, int] = {}
-_o = 0
-for _name, _shape, _ in BLOCKS:
-    OFFSETS[_name] = _o
-    _o += _size(_shape)
-OBS_SIZE = _o
-del _o, _name, _shape
+FIELD_VALUES = LAYOUT.field_values()
+FIELD_FLAGS = LAYOUT.field_flags()
+#: (block name, shape, meaning), in vector order (``LAYOUT.blocks`` has them as ``Block``s)
+BLOCKS = tuple((b.name, b.spec_shape(), b.meaning) for b in LAYOUT.blocks)
+#: block name -> first index in the vector
+OFFSETS: dict[str, int] = LAYOUT.offsets
+OBS_SIZE = LAYOUT.size
+#: Changes whenever the layout does; trained policy files record it and refuse to load
+#: under a layout they cannot read.
+LAYOUT_VERSION = LAYOUT.hash
+#: every layout a policy file may name -> the observation size that policy reads: this one,
+#: and each earlier version (its prefix: the blocks appended since are left out)
+READABLE_LAYOUTS = LAYOUT.readable()
 
 
 def layout_version(blocks) -> str:
-    """A hash of a layout: block names and shapes, card columns, the action space.  The
-    verbs in it are the card row's; added verbs fill reserved slots (their names do not
-    change the layout, their count does through the blocks' shapes)."""
-    return __import__("hashlib").sha256(repr((
-        [(n, s) for n, s, _ in blocks], [(n, w) for n, w, _ in cf.COLUMNS], A.N_ACTIONS,
-        cf.ROW_VERB_NAMES, cf.KEYWORDS)).encode()).hexdigest()[:12]
-
-
-#: Changes whenever the layout does; trained policy files record it and refuse to load
-#: under a layout they cannot read.
-LAYOUT_VERSION = layout_version(BLOCKS)
-#: every layout a policy file may name -> the observation size that policy reads: this one,
-#: and this one without the blocks appended since (its prefix)
-READABLE_LAYOUTS = {LAYOUT_VERSION: OBS_SIZE}
-for _first in STAGES:
-    _k = [n for n, _, _ in BLOCKS].index(_first)
-    READABLE_LAYOUTS[layout_version(BLOCKS[:_k])] = OFFSETS[_first]
-del _k, _first
-
+    """The hash of a list of ``(name, shape, meaning)`` blocks (``layout.layout_hash``)."""
+    return L.layout_hash([L.Block(n, (s,) if isinstance(s, int) else tuple(s), m, 0)
+                          for n, s, m in blocks])
 
 
 def observation_box():
-    """The observation vector's space: ``Box(OBS_LOW, OBS_HIGH, (OBS_SIZE,), float32)``."""
-    from gymnasium import spaces
-    return spaces.Box(OBS_LOW, OBS_HIGH, (OBS_SIZE,), np.float32)
+    """The observation vector's space, from the layout's block bounds:
+    ``Box(OBS_LOW, OBS_HIGH, (OBS_SIZE,), float32)``."""
+    return LAYOUT.box()
 
 
 _CF = {n: i for i, (n, _) in enumerate(CANDIDATE_FEATURES)}
-_NCF, _NFV, _NFF = len(CANDIDATE_FEATURES), len(FIELD_VALUES), len(FIELD_FLAGS)
-_NVALUES = OFFSETS["seat"]                 # the leading block of numbers
-_SUBKW = {k: i for i, k in enumerate(SUBKEYWORDS)}
-_VALKW = {k: i for i, k in enumerate(VALUE_KEYWORDS)}
-_EMPTY_LANE = [0.0] * _NFV
+_NCF = len(CANDIDATE_FEATURES)
 _SLOTS = ((0, 1, 2, 3, 4, 5), (3, 4, 5, 0, 1, 2))   # field block order for observer 0 / 1
 _ZONE_SOURCES = ((0, 1, 2, 3, 4, 5), (1, 0, 3, 2, 5, 4))  # zone block <- shared summary
 _HIDDEN_OWN = (K.Z_DECK,)               # hidden even from their owner
 _HIDDEN_OTHER = (K.Z_DECK, K.Z_HAND)    # hidden from the other player
+#: the blocks the encoder writes; a layout may add only these to the shipped ones
+_APPENDED = ("field_added_values", "field_added_flags", "cards_added_terms", "zones_added_terms",
+             "known_added_terms")
 
 
 class Encoder:
@@ -233,24 +84,41 @@ class Encoder:
     Card rows and zone summaries change a few times a turn, while flags change every
     step; each observer's array keeps its card block and zone block until their
     inputs change, and only the leading flags-and-values part is cleared per call.
+
+    ``layout`` is ``layout.LAYOUT`` unless a test replays the vocabulary growing: every
+    block is written through the layout's named views and offsets.
     """
 
-    def __init__(self, db):
-        self.table = cf.card_table(db)
+    def __init__(self, db, layout: L.Layout = LAYOUT):
+        self.layout = lay = layout
+        unknown = [b.name for b in lay.blocks if b.name not in LAYOUT and b.name not in _APPENDED]
+        if unknown:
+            raise ValueError(f"Encoder: the layout has blocks it cannot fill: {unknown}")
+        self.table = cf.card_table(db, lay.terms)
         self.db = db
-        self.bufs = [np.zeros(OBS_SIZE, dtype=np.float32) for _ in range(2)]
-        O = OFFSETS
-        c, z, k = O["cards"], O["zones"], O["opponent_known_hand"]
-        ca, za, ka = O["cards_added"], O["zones_added"], O["known_added"]
-        W, AW = cf.WIDTH, cf.ADDED_WIDTH
-        # flags and sparse values, all rewritten per call: seat .. cards, count .. cards_added
-        self._head = [(b[O["seat"]:c], b[O["count"]:ca]) for b in self.bufs]
-        self._cards = [(b[c:z].reshape(CARD_ROWS, W), b[ca:za].reshape(CARD_ROWS, AW))
-                       for b in self.bufs]
-        self._zones = [(b[z:k].reshape(len(ZONES), W), b[za:ka].reshape(len(ZONES), AW))
-                       for b in self.bufs]
-        self._known = [(b[k:O["count"]].reshape(KNOWN_ROWS, W),
-                        b[ka:].reshape(KNOWN_ROWS, AW)) for b in self.bufs]
+        self.bufs = [np.zeros(lay.size, dtype=np.float32) for _ in range(2)]
+        O = self._off = lay.offsets
+        view = lay.view
+        # flags and sparse values, all rewritten per call: seat .. cards, count .. cards_added,
+        # and the field blocks appended after the shipped ones (field_added_*)
+        tail = lay.block("known_added").stop
+        stop = lay.offset("cards_added_terms") if "cards_added_terms" in lay else lay.size
+        self._head = [(b[O["seat"]:O["cards"]], b[O["count"]:O["cards_added"]],
+                       b[tail:stop] if stop > tail else None) for b in self.bufs]
+        # card rows: the row, its added verbs' columns, the added terms' (when there are any)
+        self._terms = "cards_added_terms" in lay
+        more = ("_added_terms",) if self._terms else ()
+
+        def parts(b, first: str, prefix: str):
+            return (view(b, first),) + tuple(view(b, prefix + x) for x in ("_added",) + more)
+        self._cards = [parts(b, "cards", "cards")[:2] for b in self.bufs]
+        self._zones = [parts(b, "zones", "zones")[:2] for b in self.bufs]
+        self._known = [parts(b, "opponent_known_hand", "known")[:2] for b in self.bufs]
+        # the *_added_terms views (cards, zones, known) per observer, when the layout has them
+        self._term_views = [(parts(b, "cards", "cards")[2], parts(b, "zones", "zones")[2],
+                             parts(b, "opponent_known_hand", "known")[2]) if self._terms
+                            else None for b in self.bufs]
+        self._nvalues = O["seat"]                 # the leading block of numbers
         # ability key -> observation indices of its verbs (effect_verbs or the added block),
         # and of each step's verb (effect_step_verb or effect_step_added_verb)
         tb = self.table
@@ -266,9 +134,32 @@ class Encoder:
         # a zone of at most this many cards cannot sum past the bounds (rows are <= 1/10th)
         peak = float(np.abs(self.table.tenth).max()) or 1.0
         self._zone_safe = int(OBS_HIGH / peak)
-        # keyword key -> (index in SUBKEYWORDS or -1, index in VALUE_KEYWORDS or -1, value)
-        self._kwinfo = tuple((_SUBKW.get(k.name, -1), _VALKW.get(k.name, -1), k.n)
-                             for k in db.keywords)
+        # The field blocks' keyword columns, derived from the layout's vocabulary: a lane's
+        # flag of a sub-keyword and its value keyword slot.  Shipped terms have columns in
+        # field_flags / field_values; terms added since in field_added_flags / _values.
+        fv, ff = lay.field_values(), lay.field_flags()
+        self._nfv, self._nff = len(fv), len(ff)
+        self._empty_lane = [0.0] * len(fv)
+        ships, shipv = lay.shipped_subkeywords, lay.shipped_value_keywords
+        self._nkv = len(shipv)                                 # value slots in field_values
+        self._no_values = [0.0] * self._nkv
+        self._nkv_all = len(lay.value_keywords)
+        addk = lay.added_subkeywords()
+        self._xflags = (O["field_added_flags"], len(addk)) if addk else (0, 0)
+        self._xvalues = (O["field_added_values"], self._nkv_all - self._nkv) \
+            if self._nkv_all > self._nkv else (0, 0)
+        first_kw_flag = len(FIELD_STATES)
+        flag_of = {k: first_kw_flag + i for i, k in enumerate(ships)}
+        added_flag_of = {k: i for i, k in enumerate(addk)}
+        value_of = {k: i for i, k in enumerate(shipv + lay.added_value_keywords())}
+        # keyword key -> (flag index in a lane of field_flags or -1, index in
+        # field_added_flags' lane or -1, value slot (field_values' then the added) or -1,
+        # its value / 5: the highest n / 5 is the highest n, / 5)
+        self._kwinfo = tuple((flag_of.get(k.name, -1), added_flag_of.get(k.name, -1),
+                              value_of.get(k.name, -1), k.n / 5) for k in db.keywords)
+        # what the field loop reads, in one tuple
+        self._field = (self._kwinfo, self._nff, self._empty_lane, self._no_values,
+                       self._nkv) + self._xflags + self._xvalues
         self._defs = None
         self._rowmap: list = []
         self._costmap: list = []
@@ -288,7 +179,7 @@ class Encoder:
         # zone summaries, shared by both observers: index kind * 2 + owner for
         # (trash, damage, skill) x (player 0, player 1); contents seen, sums, versions
         self._zlist: list = [[] for _ in range(6)]
-        full = cf.WIDTH + cf.ADDED_WIDTH                       # sums of full rows
+        full = self.table.tenth.shape[1]                       # sums of full rows
         self._zsum = np.zeros((6, full), np.float32)
         self._zout = np.zeros((6, full), np.float32)           # the sums clipped to bounds
         self._zver = [0] * 6
@@ -314,15 +205,17 @@ class Encoder:
         rowof = self._row_of(g)
         tb = self.table
         buf = self.bufs[p]
-        head, tail = self._head[p]
+        head, tail, appended = self._head[p]
         head.fill(0.0)
         tail.fill(0.0)
+        if appended is not None:
+            appended.fill(0.0)
         o = 1 - p
         rows = [0] * CARD_ROWS
         ones: list = []
         vi: list = []
         vv: list = []
-        O = OFFSETS
+        O = self._off
         # ---------------------------------------------------------------- global
         vals = [g.turn / g.cfg.max_turns, min(g.turn, 30) / 30, len(g.attacked) / 5, 0.0]
         # Values that only custom cards push past the bounds (a 50-power unit with +20
@@ -367,14 +260,14 @@ class Encoder:
             if key >= 0:
                 ones.extend(self._ab_verbs[key])
             if src >= 0:
-                if src // K.PER == p:
+                if g.owner(src) == p:
                     ones.append(O["effect_mine"])
                 rows[ROW_REFS + 2] = self._visible_row(g, p, src, rowof)
         b = battle_info(g)
         if b is not None:
             ones.append(O["in_battle"])
             atk = b.attacker
-            if atk // K.PER == p:
+            if g.owner(atk) == p:
                 ones.append(O["attacker_mine"])
             ones.append(O["attack_lane"] + b.lane)
             ones.append(O["battle_step"] + b.step)
@@ -426,12 +319,13 @@ class Encoder:
         for iid, _stamp in g.attacked:
             made[iid] = made.get(iid, 0) + 1
         ff = O["field_flags"]
-        kwinfo = self._kwinfo
+        kwinfo, nff, empty_lane, no_values, nkv, xf, nxf, xv, nxv = self._field
+        xmax: dict = {}                  # field_added_values index -> highest value / 5
         pw, ht, na, kws, prohibited = dv.power, dv.hit, dv.attacks, dv.keywords, dv.prohibited
         for k, s in enumerate(_SLOTS[p]):
             u = unit[s]
             if u < 0:
-                vals += _EMPTY_LANE
+                vals += empty_lane
                 continue
             its = g.items[s]
             rows[ROW_UNITS + k] = rowof[u]
@@ -441,7 +335,7 @@ class Encoder:
                 if len(its) > 1:
                     rows[ri + 1] = rowof[its[1]]
             c = cards[defs[u]]
-            base = ff + k * _NFF
+            base = ff + k * nff
             ones.append(base)
             cant = prohibited[s]
             if cant:
@@ -449,18 +343,31 @@ class Encoder:
                     ones.append(base + 1)
                 if cant & K.PROHIBIT_DEFEND:
                     ones.append(base + 2)
-            kv = [0, 0, 0, 0]
-            for kw in kws[s]:
-                i, j, n = kwinfo[kw.key]
-                if i >= 0:
-                    ones.append(base + 3 + i)
-                if j >= 0 and n > kv[j]:
-                    kv[j] = n
             if pw[s] > 100 or ht[s] > 50 or na[s] > 20 or len(its) > 30:
                 big = True
             vals += (pw[s] / 10, ht[s] / 5, (pw[s] - c.power) / 10, (ht[s] - c.hit) / 5,
-                     na[s] / 2, made.get(u, 0) / 2, len(its) / 3,
-                     kv[0] / 5, kv[1] / 5, kv[2] / 5, kv[3] / 5)
+                     na[s] / 2, made.get(u, 0) / 2, len(its) / 3)
+            vals += no_values                # value keyword slots, raised below
+            kl = kws[s]
+            if kl:
+                top = len(vals) - nkv
+                for kw in kl:
+                    i, x, j, n5 = kwinfo[kw.key]
+                    if i >= 0:
+                        ones.append(base + i)
+                    elif x >= 0:                                    # field_added_flags
+                        ones.append(xf + k * nxf + x)
+                    if j >= 0:                                      # the highest value
+                        if j < nkv:
+                            if n5 > vals[top + j]:
+                                vals[top + j] = n5
+                        else:                                       # field_added_values
+                            at = xv + k * nxv + j - nkv
+                            if n5 > xmax.get(at, 0.0):
+                                xmax[at] = n5
+        if xmax:
+            vi += xmax
+            vv += xmax.values()
         # ---------------------------------------------------------------- hand
         hand = g.hand[p]
         nh = min(len(hand), HAND_ROWS)
@@ -497,18 +404,22 @@ class Encoder:
                 zver[kq] += 1
         written = self._zwritten[p]
         zones_p, zones_added_p = self._zones[p]
-        W = cf.WIDTH
+        W, WA = cf.WIDTH, cf.WIDTH + cf.ADDED_WIDTH
         for z, kq in enumerate(_ZONE_SOURCES[p]):
             if written[z] != zver[kq]:
                 written[z] = zver[kq]
                 zones_p[z] = zout[kq, :W]
-                zones_added_p[z] = zout[kq, W:]
+                zones_added_p[z] = zout[kq, W:WA]
+                if self._terms:
+                    self._term_views[p][1][z] = zout[kq, WA:]
         # ---------------------------------------------------------------- write
         if rows != self._last_rows[p]:
             self._last_rows[p] = rows
             cards_p, cards_added_p = self._cards[p]
             tb.matrix.take(rows, 0, cards_p, "clip")   # 'clip' writes out unbuffered
             tb.added.take(rows, 0, cards_added_p, "clip")
+            if self._terms:
+                tb.added_terms.take(rows, 0, self._term_views[p][0], "clip")
         known, lk = g.known[o], self._last_known[p]
         if known or lk != []:                       # None: this buffer's rows are unknown
             krows = [rowof[i] for i in known[-KNOWN_ROWS:]]
@@ -518,19 +429,21 @@ class Encoder:
                 known_p, known_added_p = self._known[p]
                 tb.matrix.take(padded, 0, known_p, "clip")
                 tb.added.take(padded, 0, known_added_p, "clip")
+                if self._terms:
+                    tb.added_terms.take(padded, 0, self._term_views[p][2], "clip")
         if big:
             vals = [OBS_HIGH if v > OBS_HIGH else OBS_LOW if v < OBS_LOW else v for v in vals]
-        buf[:_NVALUES] = vals
+        buf[:self._nvalues] = vals
         buf[ones] = 1.0
         if vi:
             buf[vi] = [OBS_HIGH if v > OBS_HIGH else OBS_LOW if v < OBS_LOW else v for v in vv]
         return buf
 
     def _visible_row(self, g, p: int, iid: int, rowof) -> int:
-        z = g.where[iid] >> 2
-        if z in (_HIDDEN_OWN if iid // K.PER == p else _HIDDEN_OTHER):
+        owner = g.owner(iid)
+        if g.zone(iid) in (_HIDDEN_OWN if owner == p else _HIDDEN_OTHER):
             return 0
-        if iid % K.PER == 0 and g.awake[iid // K.PER]:
+        if iid == owner * K.PER and g.awake[owner]:            # an awakened leader's back
             return self.table.back_row[g.defs[iid]]
         return rowof[iid]
 
@@ -542,19 +455,18 @@ class Encoder:
         other observer sees only candidates in zones open to them: a candidate in their
         opponent's hand or in a deck is left out, count included -- except for the cards
         a player is ordering into their deck (3.1.6), whose number is public (3.1.5)."""
-        co = OFFSETS["candidate_slots"]
+        co = self._off["candidate_slots"]
         cands = d.candidates
         order = d.purpose == K.P_ORDER
         chooser = d.player == p
         entries = effects_to_order(g) if order else ()
-        where = g.where
+        zone, owner_of, lane_of = g.zone, g.owner, g.lane
         i = 0
         for v in cands:
             if i >= CANDIDATE_ROWS:
                 break
             if not order and v >= 0 and not chooser:
-                z = where[v] >> 2
-                if z in (_HIDDEN_OWN if v // K.PER == p else _HIDDEN_OTHER):
+                if zone(v) in (_HIDDEN_OWN if owner_of(v) == p else _HIDDEN_OTHER):
                     continue
             base = co + i * _NCF
             i += 1
@@ -574,27 +486,27 @@ class Encoder:
                 continue
             else:
                 ones.append(base + _CF["is_card"])
-            w = where[v]
-            z, lane = w >> 2, w & 3
-            if v // K.PER == p:
+            z, lane, owner = zone(v), lane_of(v), owner_of(v)
+            if owner == p:
                 ones.append(base + _CF["mine"])
             ones.append(base + _CF["in_deck"] + z)
             if lane < 3:
                 ones.append(base + _CF["lane_0"] + lane)
                 if z == K.Z_UNIT:
                     vi.append(base + _CF["power"])
-                    vv.append(power[(v // K.PER) * 3 + lane] / 10)
+                    vv.append(power[owner * 3 + lane] / 10)
             rows[ROW_CANDS + i - 1] = (self._visible_row(g, p, v, rowof) if not chooser or
                                        order else self._chooser_row(g, v, rowof))
         if order or chooser or d.purpose == K.P_CARD_ORDER:
             return len(cands)
         return i if len(cands) <= CANDIDATE_ROWS else i + sum(
-            1 for v in cands[CANDIDATE_ROWS:] if v < 0 or (where[v] >> 2) not in
-            (_HIDDEN_OWN if v // K.PER == p else _HIDDEN_OTHER))
+            1 for v in cands[CANDIDATE_ROWS:] if v < 0 or zone(v) not in
+            (_HIDDEN_OWN if owner_of(v) == p else _HIDDEN_OTHER))
 
     def _chooser_row(self, g, iid: int, rowof) -> int:
         """The card row the chooser of a pick sees, hidden zone or not (11.2.1)."""
-        if iid % K.PER == 0 and g.awake[iid // K.PER]:
+        owner = g.owner(iid)
+        if iid == owner * K.PER and g.awake[owner]:            # an awakened leader's back
             return self.table.back_row[g.defs[iid]]
         return rowof[iid]
 
@@ -602,7 +514,7 @@ class Encoder:
 DOC_INTRO = f"""# The observation
 
 Generated by `python -m nivel_env observation > docs/observation.md` from the layout in
-`nivel_env/env/encoder.py` and `nivel_env/env/card_features.py`; a test fails when the two
+`nivel_env/env/layout.py` and `nivel_env/env/card_features.py`; a test fails when the two
 disagree.
 
 Each agent's observation is `{{"observation": float32[{OBS_SIZE}], "action_mask": int8[337]}}`
@@ -642,8 +554,51 @@ language gained later (the first {READABLE_LAYOUTS.get("ad1491a31dc9", 0)} value
 {cf.ADDED_VERB_SLOTS} slots per column group leave room for later verbs with no layout change.
 
 ```python
-from nivel_env.env.encoder import OFFSETS, OBS_SIZE   # block name -> first index
+from nivel_env.env.layout import LAYOUT
+LAYOUT.block("hand_slots")          # Block: offset, shape, bounds, the version that added it
+LAYOUT.view(obs, "hand_slots")      # numpy or torch view, shaped (12, 4); batches too
+LAYOUT.versions                     # version -> (layout hash, length of its prefix)
 ```
+
+The encoder writes each block through the layout's named views and offsets, the
+networks (`agents/network.py`) and `ObservationView` read them the same way; no
+reader computes an offset by hand.
+
+## Growing the observation
+
+A policy file names the layout version it was made for and reads the observation's
+prefix up to where that version ends.  So a column never moves: what is new goes in a
+block appended at the end, with the next version number.
+
+- **A new feature**: add a `Block(name, shape, meaning, since=N + 1)` after the last
+  block in `layout.build_layout` (N is the highest version there), have the encoder
+  write it through `LAYOUT.view(buf, name)` or `LAYOUT.offset(name)`, regenerate this
+  page, and give the networks that should read it the block by name (guarded by
+  `LAYOUT.in_prefix(name, n_obs)`, so networks of earlier versions keep their inputs).
+- **A new keyword** (or gate, or sub-keyword): add its term to the card vocabulary
+  (`nivel_env/cards/vocab.py`) with its handler.  The observation's columns for terms
+  come from the vocabulary (`card_features.Terms`), the shipped ones first
+  (`card_features.SHIPPED`: the card row's keywords, keyword values and gate values; a
+  lane's sub-keyword flags and value keywords), wherever the vocabulary lists them.  A
+  term added since gets its columns in blocks that appear at the end as soon as there is
+  one (version {LAYOUT.version + 1} today): `field_added_values`, `field_added_flags` (a lane's
+  value and flag), and `cards_added_terms`, `zones_added_terms`, `known_added_terms`
+  (the card row's keyword and value columns, one row per row of `cards`, `zones` and
+  `opponent_known_hand`).  Nothing to write in the encoder; regenerate this page.
+- **A new verb**: its card-row columns go in the reserved slots of the `*_added` blocks
+  ({cf.ADDED_VERB_SLOTS} per group, {cf.ADDED_VERB_SLOTS - len(cf.ADDED_VERB_NAMES)} free
+  today): no layout change.  Once they are full, append blocks for the further verbs
+  as a new feature (raising `card_features.ADDED_VERB_SLOTS` would change the current
+  version's blocks, and the policies made for it would no longer load).
+- Check: `tests/test_observation_layout.py` grows the vocabulary by a test keyword and
+  checks the old prefix is byte-identical and `nv2-ppo` plays the same reading it.
+
+Layouts and the prefixes their policies read:
+
+| version | layout hash | values read |
+|---:|---|---:|
+""" + "\n".join(f"| {v} | `{h}` | {n} |" for v, (h, n) in sorted(LAYOUT.versions.items())) \
+    + """
 
 ## Blocks
 """
@@ -651,10 +606,11 @@ from nivel_env.env.encoder import OFFSETS, OBS_SIZE   # block name -> first inde
 
 def feature_table_markdown() -> str:
     """docs/observation.md: every block, its offset, shape and meaning."""
-    out = [DOC_INTRO, "| offset | block | shape | meaning |", "|---:|---|---|---|"]
-    for name, shape, meaning in BLOCKS:
-        sh = str(shape) if isinstance(shape, int) else " x ".join(map(str, shape))
-        out.append(f"| {OFFSETS[name]} | `{name}` | {sh} | {meaning} |")
+    out = [DOC_INTRO, "| offset | block | shape | version | meaning |",
+           "|---:|---|---|---:|---|"]
+    for b in LAYOUT.blocks:
+        out.append(f"| {b.offset} | `{b.name}` | {' x '.join(map(str, b.shape))} | {b.since} "
+                   f"| {b.meaning} |")
     out += ["", f"Total: {OBS_SIZE} float32 values.", "",
             f"## Card rows ({cf.WIDTH} values each)", "",
             "| offset in row | column | width | meaning |", "|---:|---|---|---|"]

@@ -23,6 +23,7 @@ _PV = {n: i for i, (n, _) in enumerate(E.PLAYER_VALUES)}
 _PF = {n: i for i, (n, _) in enumerate(E.PLAYER_FLAGS)}
 _CF = {n: i for i, (n, _) in enumerate(E.CANDIDATE_FEATURES)}
 _O = E.OFFSETS
+_S = E.LAYOUT.slice                    # block name -> its slice of the vector
 
 
 class ObservationView:
@@ -37,21 +38,19 @@ class ObservationView:
             raise ValueError(f"ObservationView: expected a vector of {E.OBS_SIZE} values, got "
                              f"shape {obs.shape}")
         self.obs = obs
-        self.cards = obs[_O["cards"]:_O["zones"]].reshape(E.CARD_ROWS, cf.WIDTH)
-        self.zones = obs[_O["zones"]:_O["opponent_known_hand"]].reshape(len(E.ZONES), cf.WIDTH)
+        view = E.LAYOUT.view
+        self.cards = view(obs, "cards")
+        self.zones = view(obs, "zones")
         #: rows of cards known to be in the opponent's hand (column 0 is 1 where one is)
-        self.known = obs[_O["opponent_known_hand"]:_O["count"]].reshape(E.KNOWN_ROWS, cf.WIDTH)
+        self.known = view(obs, "opponent_known_hand")
         #: the added columns (card_features.ADDED_COLUMNS) of those three, row for row
-        self.cards_added = obs[_O["cards_added"]:_O["zones_added"]].reshape(E.CARD_ROWS,
-                                                                           cf.ADDED_WIDTH)
-        self.zones_added = obs[_O["zones_added"]:_O["known_added"]].reshape(len(E.ZONES),
-                                                                           cf.ADDED_WIDTH)
-        self.known_added = obs[_O["known_added"]:].reshape(E.KNOWN_ROWS, cf.ADDED_WIDTH)
-        self._fv = obs[_O["field_values"]:_O["seat"]].reshape(6, len(E.FIELD_VALUES))
-        self._ff = obs[_O["field_flags"]:_O["hand_slots"]].reshape(6, len(E.FIELD_FLAGS))
-        self._cand = obs[_O["candidate_slots"]:_O["cards"]].reshape(E.CANDIDATE_ROWS,
-                                                                     len(E.CANDIDATE_FEATURES))
-        self._hand = obs[_O["hand_slots"]:_O["candidate_slots"]].reshape(E.HAND_ROWS, 4)
+        self.cards_added = view(obs, "cards_added")
+        self.zones_added = view(obs, "zones_added")
+        self.known_added = view(obs, "known_added")
+        self._fv = view(obs, "field_values")
+        self._ff = view(obs, "field_flags")
+        self._cand = view(obs, "candidate_slots")
+        self._hand = view(obs, "hand_slots")
 
     # ----------------------------------------------------------- decision
     def _onehot(self, block: str, names) -> str | None:
@@ -77,7 +76,7 @@ class ObservationView:
 
     def lane(self, block: str) -> int:
         """The lane a three-wide one-hot block (``attack_lane``, ``defender_lane``) names, or -1."""
-        seg = self.obs[_O[block]:_O[block] + 3]
+        seg = self.obs[_S(block)]
         i = int(np.argmax(seg))
         return i if seg[i] > 0 else -1
 

@@ -1,0 +1,409 @@
+"""The observation's layout: its blocks by name, where each sits, its bounds, and which
+layout version added it.
+
+One home for what the encoder writes, what the spaces declare and what the networks read
+(OpenSpiel's observer idea: every writer and reader takes a named view of one block,
+``LAYOUT.view(buf, "hand_slots")``, never an offset computed by hand).
+
+Growing the observation (docs/observation.md, "Growing the observation"): a policy file
+names the layout version it was made for and reads the observation's prefix up to where
+that version ended.  So a new feature never moves a column: it is a new block appended at
+the end with the next version number.  The blocks below derive their width from the card
+vocabulary where it names things (keywords, sub-keywords, value keywords, gates:
+``card_features.Terms``); the columns the shipped layout gave them stay where they are
+(``card_features.SHIPPED``) and a term added to the vocabulary since gets its column in an
+appended block (``field_added_values``, ``field_added_flags``, ``*_added_terms``), present
+only when there is such a term.
+
+The layout depends on neither the card pool nor the game.
+"""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+
+import numpy as np
+
+from ..engine import actions as A, const as K
+from . import card_features as cf
+
+#: every observation value lies in [OBS_LOW, OBS_HIGH] (the encoder clips to it)
+OBS_LOW, OBS_HIGH = -10.0, 10.0
+DTYPE = np.float32
+HAND_ROWS = 12        # hand slots shown (PLAY ids cover 40; a hand rarely passes 10)
+CANDIDATE_ROWS = 16   # candidates of a pick shown (PICK ids cover 128)
+KNOWN_ROWS = 8        # cards known to be in the opponent's hand shown (the latest ones)
+ITEM_ROWS = 2         # items shown per unit (more are counted in the field block)
+FIELD_LANES = 6       # my lanes 0-2, then the opponent's
+
+#: the sub-keywords and value keywords the first layout gave columns in the field blocks;
+#: terms the vocabulary gained since go to the appended ``field_added_*`` blocks
+SHIPPED_SUBKEYWORDS = cf.SHIPPED.subkeywords
+SHIPPED_VALUE_KEYWORDS = cf.SHIPPED.value_keywords
+SUBKEYWORDS = cf.TERMS.subkeywords               # shipped first, then any added since
+VALUE_KEYWORDS = cf.TERMS.value_keywords
+
+# card rows of the ``cards`` block, in order
+ROW_LEADERS = 0                                   # mine, opponent's
+ROW_UNITS = 2                                     # my lanes 0-2, opponent's lanes 0-2
+ROW_ITEMS = ROW_UNITS + 6                         # per unit slot, ITEM_ROWS each
+ROW_HAND = ROW_ITEMS + 6 * ITEM_ROWS
+ROW_REFS = ROW_HAND + HAND_ROWS                   # attacker, defender, effect source
+ROW_CANDS = ROW_REFS + 3
+CARD_ROWS = ROW_CANDS + CANDIDATE_ROWS
+ZONES = ("my trash", "opponent trash", "my damage", "opponent damage", "my skill zone",
+         "opponent skill zone")
+
+GLOBAL_VALUES = (
+    ("turn", "turn / RuleConfig.max_turns"), ("turn_early", "min(turn, 30) / 30"),
+    ("attacks_this_turn", "attacks declared this turn / 5 (Chain counts them)"),
+    ("candidates", "pick: number of candidates / 16"),
+)
+PLAYER_VALUES = (
+    ("level", "leader level / 10"), ("size", "size / 10 (4.7)"),
+    ("cost_in_use", "cost of cards on the field / 10"),
+    ("room", "size minus cost in use / 10"), ("damage", "damage zone cards / 10"),
+    ("deck", "deck cards / 40"), ("hand", "hand cards / 10"), ("trash", "trash cards / 40"),
+    ("skills", "skill zone cards / 10"), ("units", "units on the field / 3"),
+)
+PLAYER_FLAGS = (
+    ("awakened", "1 once the leader has awakened"),
+    ("mulligan_done", "1 once this player has decided the mulligan"),
+    ("placed_lane_0", "a unit was placed in lane 0 this turn (6.4.1.1.3)"),
+    ("placed_lane_1", "same, lane 1"), ("placed_lane_2", "same, lane 2"),
+)
+#: the field values every unit has; its value keywords' columns follow (``FIELD_VALUES``)
+FIELD_STATS = (
+    ("power", "current power / 10"), ("hit", "current hit / 5"),
+    ("power_change", "current minus printed power / 10"),
+    ("hit_change", "current minus printed hit / 5"),
+    ("attacks_allowed", "attacks it may make this turn / 2"),
+    ("attacks_made", "attacks it made this turn / 2"),
+    ("items", "items equipped / 3"),
+)
+#: the flags every unit has; one per sub-keyword follows (``FIELD_FLAGS``)
+FIELD_STATES = (
+    ("occupied", "a unit is in this lane"),
+    ("cannot_attack", "an effect forbids it to attack"),
+    ("cannot_defend", "an effect forbids it to defend"),
+)
+HAND_FEATURES = (("playable_lane_0", "a PLAY id of this slot into lane 0 is legal now"),
+                 ("playable_lane_1", "same, lane 1"), ("playable_lane_2", "same, lane 2"),
+                 ("playable_skill", "same, into the skill zone"))
+CANDIDATE_FEATURES = (
+    ("present", "a candidate is in this slot"),
+    ("is_card", "it is a card (its card row is in the card block)"),
+    ("is_lane", "it is a lane"), ("is_effect", "it is a pending effect (effect order)"),
+    ("mine", "the card is the observer's"),
+) + tuple((f"in_{z}", f"the card is in the {z} zone") for z in K.ZONE_NAMES) + (
+    ("lane_0", "lane 0 (the lane itself, or the card's lane)"), ("lane_1", "lane 1"),
+    ("lane_2", "lane 2"), ("power", "current power / 10 of a unit on the field"),
+) + tuple((f"effect_{n.lower().replace(' ', '_')}", f"pending effect kind: {n}")
+          for n in K.KIND_NAMES)
+
+#: one-hot lane blocks and the battle's steps
+BATTLE_STEPS = ("guardian", "defense", "battle", "resolve", "end")
+
+
+def value_feature(keyword: str) -> tuple[str, str]:
+    return f"{keyword.lower()}_value", f"its highest {keyword} value now / 5"
+
+
+def flag_feature(keyword: str) -> tuple[str, str]:
+    return (f"has_{keyword.lower().replace(' ', '_')}",
+            f"it has {keyword} now (printed, item or granted)")
+
+
+def _names(feats) -> str:
+    return ", ".join(n for n, _ in feats)
+
+
+@dataclasses.dataclass(frozen=True)
+class Block:
+    """One named block of the observation vector.
+
+    ``shape`` is ``(n,)`` for a flat block, ``(rows, columns)`` for a table; ``since`` is
+    the layout version that appended it (a policy made for an earlier version never reads
+    it); ``low`` / ``high`` are the bounds every value in it lies in."""
+    name: str
+    shape: tuple
+    meaning: str
+    since: int
+    offset: int = 0
+    low: float = OBS_LOW
+    high: float = OBS_HIGH
+    dtype: type = DTYPE
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape))
+
+    @property
+    def stop(self) -> int:
+        return self.offset + self.size
+
+    @property
+    def slice(self) -> slice:
+        return slice(self.offset, self.stop)
+
+    def spec_shape(self):
+        """The shape as the layout hash has always spelled it: an int for a flat block."""
+        return self.shape[0] if len(self.shape) == 1 else tuple(self.shape)
+
+
+def layout_hash(blocks) -> str:
+    """A hash of a layout: block names and shapes, card columns, the action space.  The
+    verbs in it are the card row's; added verbs fill reserved slots (their names do not
+    change the layout, their count does through the blocks' shapes)."""
+    return hashlib.sha256(repr((
+        [(b.name, b.spec_shape()) for b in blocks], [(n, w) for n, w, _ in cf.COLUMNS],
+        A.N_ACTIONS, cf.ROW_VERB_NAMES, cf.KEYWORDS)).encode()).hexdigest()[:12]
+
+
+class Layout:
+    """The observation's blocks in vector order, looked up by name.
+
+    ``layout.block("hand_slots")`` is the ``Block``; ``layout.view(buf, "hand_slots")`` the
+    numpy view of it in a vector (or a batch, last axis), shaped as the block; ``versions``
+    maps each layout version number to its hash and to the length of the prefix a policy
+    made for it reads."""
+
+    def __init__(self, blocks, terms: cf.Terms = cf.TERMS, shipped: cf.Terms = cf.SHIPPED):
+        placed, o = [], 0
+        for b in blocks:
+            placed.append(dataclasses.replace(b, offset=o))
+            o += placed[-1].size
+        self.blocks: tuple[Block, ...] = tuple(placed)
+        self.size = o
+        self._by_name = {b.name: b for b in self.blocks}
+        if len(self._by_name) != len(self.blocks):
+            raise ValueError("observation layout: two blocks share a name")
+        since = [b.since for b in self.blocks]
+        if since != sorted(since):
+            raise ValueError(f"observation layout: a block of version {max(since)} sits before "
+                             "one of an earlier version; new blocks go at the end")
+        #: the vocabulary's terms with columns, in column order (the shipped ones in their
+        #: blocks, then the added ones in the appended blocks), and the shipped ones
+        self.terms, self.shipped = terms, shipped
+        self.subkeywords, self.value_keywords = terms.subkeywords, terms.value_keywords
+        self.shipped_subkeywords = shipped.subkeywords
+        self.shipped_value_keywords = shipped.value_keywords
+        #: version number -> (layout hash, observation values a policy of it reads)
+        self.versions: dict[int, tuple[str, int]] = {}
+        for v in sorted(set(since)):
+            prefix = [b for b in self.blocks if b.since <= v]
+            self.versions[v] = (layout_hash(prefix), prefix[-1].stop)
+        self.version = max(self.versions)
+        self.hash = self.versions[self.version][0]
+
+    def block(self, name: str) -> Block:
+        try:
+            return self._by_name[name]
+        except KeyError:
+            raise KeyError(f"observation layout has no block {name!r}; blocks: "
+                           f"{', '.join(self._by_name)}") from None
+
+    def __contains__(self, name: str) -> bool:
+        return name in self._by_name
+
+    def offset(self, name: str) -> int:
+        return self.block(name).offset
+
+    def slice(self, name: str) -> slice:
+        return self.block(name).slice
+
+    def view(self, obs, name: str):
+        """Block ``name`` of ``obs`` (last axis the vector), shaped as the block: a view of
+        a numpy array or torch tensor, no copy."""
+        b = self.block(name)
+        part = obs[..., b.offset:b.stop]
+        return part.reshape(tuple(obs.shape[:-1]) + tuple(b.shape))
+
+    def in_prefix(self, name: str, size: int) -> bool:
+        """Whether block ``name`` lies in the first ``size`` values: whether a policy that
+        reads an earlier version's prefix of that length sees it."""
+        return self.block(name).stop <= size
+
+    def version_of_size(self, size: int) -> int:
+        """The layout version whose prefix is ``size`` values long."""
+        for v, (_h, n) in self.versions.items():
+            if n == size:
+                return v
+        raise ValueError(f"observation layout: no version reads {size} values; versions "
+                         + ", ".join(f"{v}: {n}" for v, (_h, n) in self.versions.items()))
+
+    @property
+    def offsets(self) -> dict[str, int]:
+        return {b.name: b.offset for b in self.blocks}
+
+    def readable(self) -> dict[str, int]:
+        """Layout hash -> observation values read, for every version a policy file may name."""
+        return {h: n for h, n in self.versions.values()}
+
+    def low(self) -> np.ndarray:
+        out = np.empty(self.size, DTYPE)
+        for b in self.blocks:
+            out[b.slice] = b.low
+        return out
+
+    def high(self) -> np.ndarray:
+        out = np.empty(self.size, DTYPE)
+        for b in self.blocks:
+            out[b.slice] = b.high
+        return out
+
+    def box(self, size: int | None = None):
+        """The Gymnasium space of the vector (or of its first ``size`` values, an earlier
+        version's prefix), its bounds the blocks'."""
+        from gymnasium import spaces
+        n = self.size if size is None else size
+        low, high = self.low()[:n], self.high()[:n]
+        if n and low.min() == low.max() and high.min() == high.max():
+            return spaces.Box(float(low[0]), float(high[0]), (n,), DTYPE)  # the same space
+        return spaces.Box(low, high, (n,), DTYPE)
+
+    def field_values(self) -> tuple:
+        """The per-lane features of ``field_values``: unit stats, then shipped value keywords."""
+        return field_values(self.value_keywords, self.shipped_value_keywords)
+
+    def field_flags(self) -> tuple:
+        """The per-lane features of ``field_flags``: unit states, then shipped sub-keywords."""
+        return field_flags(self.subkeywords, self.shipped_subkeywords)
+
+    def added_value_keywords(self) -> tuple:
+        """Value keywords whose columns are in ``field_added_values`` (none today)."""
+        return tuple(k for k in self.value_keywords if k not in self.shipped_value_keywords)
+
+    def added_subkeywords(self) -> tuple:
+        """Sub-keywords whose flags are in ``field_added_flags`` (none today)."""
+        return tuple(k for k in self.subkeywords if k not in self.shipped_subkeywords)
+
+
+def field_values(value_keywords, shipped=SHIPPED_VALUE_KEYWORDS) -> tuple:
+    return FIELD_STATS + tuple(value_feature(k) for k in value_keywords if k in shipped)
+
+
+def field_flags(subkeywords, shipped=SHIPPED_SUBKEYWORDS) -> tuple:
+    return FIELD_STATES + tuple(flag_feature(k) for k in subkeywords if k in shipped)
+
+
+def build_layout(terms: cf.Terms = cf.TERMS, extra=(), *,
+                 shipped: cf.Terms = cf.SHIPPED) -> Layout:
+    """The layout for a vocabulary's terms (``card_features.Terms``), plus ``extra`` blocks
+    (``Block``s, appended last: how a new feature is added).  The defaults are this
+    package's vocabulary and the shipped layout's columns: ``LAYOUT``.  (Tests grow
+    ``terms`` to add a term, or pass a ``shipped`` with fewer sub-keywords or value keywords
+    to replay one being added after the layout shipped; the card row's shipped columns are
+    ``card_features.SHIPPED``'s.)"""
+    terms = terms.ordered(shipped)
+    value_keywords, subkeywords = terms.value_keywords, terms.subkeywords
+    shipped_value_keywords, shipped_subkeywords = shipped.value_keywords, shipped.subkeywords
+    fv = field_values(value_keywords, shipped_value_keywords)
+    ff = field_flags(subkeywords, shipped_subkeywords)
+    V1, V2, V3 = 1, 2, 3
+    blocks = [
+        Block("global_values", (len(GLOBAL_VALUES),), _names(GLOBAL_VALUES), V1),
+        Block("me_values", (len(PLAYER_VALUES),), "observer: " + _names(PLAYER_VALUES), V1),
+        Block("opponent_values", (len(PLAYER_VALUES),), "the same for the opponent", V1),
+        Block("field_values", (FIELD_LANES, len(fv)), "my lanes 0-2, then the opponent's: "
+                                                      + _names(fv), V1),
+        Block("seat", (1,), "0 for player_0, 1 for player_1", V1),
+        Block("first_player", (1,), "1 if the observer went first", V1),
+        Block("my_turn", (1,), "1 on the observer's turn", V1),
+        Block("acting", (1,), "1 if the pending decision is the observer's", V1),
+        Block("phase", (len(K.PHASE_NAMES),), "one-hot: " + ", ".join(K.PHASE_NAMES), V1),
+        Block("decision", (len(K.DECISION_NAMES),), "one-hot: " + ", ".join(K.DECISION_NAMES),
+              V1),
+        Block("pick_purpose", (len(K.PICK_PURPOSES),), "one-hot: " + ", ".join(K.PICK_PURPOSES),
+              V1),
+        Block("can_pass", (1,), "pick: PASS is legal (fewer may be chosen)", V1),
+        Block("guardian_lanes", (3,), "guardian decision: lanes whose unit may pay Guardian", V1),
+        Block("defender_lane", (3,), "defense decision: one-hot lane of the unit that may "
+                                     "defend", V1),
+        Block("must_defend", (1,), "defense decision: Duelist forces the defense", V1),
+        Block("effect_verbs", (cf.ROW_VERBS,), "may / pick inside an effect: verbs of the "
+                                               "ability being resolved: "
+                                               + ", ".join(cf.ROW_VERB_NAMES), V1),
+        Block("effect_step_verb", (cf.ROW_VERBS,), "one-hot: the verb of the step asking now",
+              V1),
+        Block("effect_mine", (1,), "the effect being resolved is the observer's", V1),
+        Block("in_battle", (1,), "a battle is in progress (7)", V1),
+        Block("attacker_mine", (1,), "the attacking unit is the observer's", V1),
+        Block("attack_lane", (3,), "one-hot: the attacking unit's lane", V1),
+        Block("has_defender", (1,), "a unit defends", V1),
+        Block("battle_step", (len(BATTLE_STEPS),), "one-hot: " + ", ".join(BATTLE_STEPS), V1),
+        Block("breakthrough", (1,), "Breakthrough applies to this battle", V1),
+        Block("duelist", (1,), "Duelist applies to this battle", V1),
+        Block("me_flags", (len(PLAYER_FLAGS),), "observer: " + _names(PLAYER_FLAGS), V1),
+        Block("opponent_flags", (len(PLAYER_FLAGS),), "the same for the opponent", V1),
+        Block("field_flags", (FIELD_LANES, len(ff)), "my lanes 0-2, then the opponent's: "
+                                                     + _names(ff), V1),
+        Block("hand_slots", (HAND_ROWS, len(HAND_FEATURES)),
+              "per hand slot: " + _names(HAND_FEATURES), V1),
+        Block("candidate_slots", (CANDIDATE_ROWS, len(CANDIDATE_FEATURES)),
+              "per candidate of a pick (PICK + i): " + _names(CANDIDATE_FEATURES), V1),
+        Block("cards", (CARD_ROWS, cf.WIDTH),
+              "card rows (card_features.COLUMNS): leaders (mine, opponent's, current face); "
+              "units in my lanes 0-2 then the opponent's; their items (2 per lane); my hand "
+              f"slots 0-11; attacker, defender, effect source; candidates 0-{CANDIDATE_ROWS - 1}",
+              V1),
+        Block("zones", (len(ZONES), cf.WIDTH), "sum of the card rows / 10 in: "
+                                               + ", ".join(ZONES), V1),
+        # ---------------------------------------- version 2: memory of the opponent's hand
+        Block("opponent_known_hand", (KNOWN_ROWS, cf.WIDTH),
+              "card rows of cards known to be in the opponent's hand, latest last: cards they "
+              "had to reveal (3.1.7) and cards that went there from an open zone (returned "
+              "from the field, salvaged from the trash); a row stays until the card leaves "
+              "their hand", V2),
+        # ---------------------------------------- version 3: verbs added (1.2.5 ...)
+        Block("count", (2,), "may decision that chooses a number one \"one more?\" at a time "
+                             "(draw up to N, 4.4.4): chosen so far / 10, the most that may be "
+                             "chosen / 10", V3),
+        Block("effect_added_verbs", (cf.ADDED_VERB_SLOTS,), "as effect_verbs, for the verbs "
+                                                            "added since "
+                                                            "(card_features.ADDED_VERB_NAMES)",
+              V3),
+        Block("effect_step_added_verb", (cf.ADDED_VERB_SLOTS,), "as effect_step_verb, for the "
+                                                                "same verbs", V3),
+        Block("cards_added", (CARD_ROWS, cf.ADDED_WIDTH), "the added columns "
+                                                          "(card_features.ADDED_COLUMNS) of "
+                                                          "each row of `cards`, in the same "
+                                                          "order", V3),
+        Block("zones_added", (len(ZONES), cf.ADDED_WIDTH), "the same for `zones` (sums / 10)",
+              V3),
+        Block("known_added", (KNOWN_ROWS, cf.ADDED_WIDTH), "the same for "
+                                                           "`opponent_known_hand`", V3),
+    ]
+    # ---------------------------------------- version 4: terms the vocabulary gained since
+    V4 = V3 + 1
+    av = tuple(k for k in value_keywords if k not in shipped_value_keywords)
+    ak = tuple(k for k in subkeywords if k not in shipped_subkeywords)
+    if av:
+        blocks.append(Block("field_added_values", (FIELD_LANES, len(av)),
+                            "as field_values, for the value keywords added since: "
+                            + _names(value_feature(k) for k in av), V4))
+    if ak:
+        blocks.append(Block("field_added_flags", (FIELD_LANES, len(ak)),
+                            "as field_flags, for the sub-keywords added since: "
+                            + _names(flag_feature(k) for k in ak), V4))
+    tw = sum(w for _, w, _ in cf.added_term_columns(terms))
+    if tw:
+        cols = ", ".join(n for n, _, _ in cf.added_term_columns(terms))
+        blocks += [Block("cards_added_terms", (CARD_ROWS, tw), "the columns of the card "
+                         f"vocabulary's terms added since ({cols}) of each row of `cards`", V4),
+                   Block("zones_added_terms", (len(ZONES), tw), "the same for `zones` "
+                                                                "(sums / 10)", V4),
+                   Block("known_added_terms", (KNOWN_ROWS, tw), "the same for "
+                                                                "`opponent_known_hand`", V4)]
+    top = max(b.since for b in blocks)
+    for b in extra:
+        if b.since <= top:
+            raise ValueError(f"observation layout: appended block {b.name!r} must have a "
+                             f"version above {top}, got {b.since}")
+        blocks.append(b)
+        top = b.since
+    return Layout(blocks, terms, shipped)
+
+
+#: the layout of this package's vocabulary: the one the encoder writes
+LAYOUT = build_layout()
