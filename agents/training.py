@@ -297,7 +297,7 @@ def dump_logs(model, iteration: int) -> None:
     ``dump_logs`` from sb3-contrib 2.6, ``_dump_logs`` before."""
     dump = getattr(model, "dump_logs", None) or getattr(model, "_dump_logs", None)
     if dump is None:
-        raise RuntimeError("train.py needs sb3-contrib 2.3 or newer (MaskablePPO has no "
+        raise RuntimeError("train.py needs sb3-contrib 2.6 or newer (MaskablePPO has no "
                            "dump_logs or _dump_logs here)")
     dump(iteration)
 
