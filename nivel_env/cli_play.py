@@ -18,7 +18,7 @@ from .cards import CardDataError, DeckError
 from .cli_cards import _db, add_cards_option
 from .difficulty import DEFAULT_DIFFICULTY, DIFFICULTIES
 from .engine import actions as A
-from .engine import const as K
+from .engine.view import leader_of
 
 HELP = """\
 The screen, top to bottom:
@@ -89,7 +89,7 @@ def inspect(g, viewer: int, what: str, nums=None) -> list:
                 out += [Text(f"  {words[n]}", style="cyan") for n in words if n in k]
         return out
     if w in ("leader", "leaders"):
-        return [card_panel(g, p * K.PER) for p in (opp, viewer)]
+        return [card_panel(g, leader_of(p)) for p in (opp, viewer)]
     zones = {"trash": g.trash, "damage": g.damage, "skills": g.skill, "skill": g.skill}
     if w in zones:
         out = []
@@ -139,8 +139,7 @@ def _pick(g, legal: list[int], text: str, nums=None) -> int | None:
 def _attackers_left(g, legal: list[int]) -> list[int]:
     """The lanes of the units that could still attack, when the player ends the attack
     phase with moves like that on the list."""
-    from .engine import actions as A
-    return [a - A.ATTACK for a in legal if A.ATTACK <= a < A.ATTACK + 3]
+    return [m.lane for m in map(A.decode, legal) if m.kind == "ATTACK"]
 
 
 def _page(console, text: str) -> None:

@@ -133,8 +133,9 @@ def _topic(g, a: int) -> str | None:
         return "choose"
     if kind != "main":
         return None
-    if A.PLAY <= a < A.ACTIVATE:
-        h, t = divmod(a - A.PLAY, A.PLAY_TARGETS)
+    move = A.decode(a)
+    if move.kind == "PLAY":
+        h, t = move.hand_slot, move.target
         c = g.card(g.hand[g.current_player][h])
         if c.type == m.SKILL:
             return "skill"
@@ -173,10 +174,11 @@ def why(g, a: int) -> str:
         return f"Keep this hand: {cheap} of its units cost 3 or less, enough to start with."
     if a == A.MULLIGAN:
         return "Mulligan: too few cheap units to start with; five new cards are likely better."
-    if A.PLAY <= a < A.ACTIVATE:
-        return _why_play(g, p, *divmod(a - A.PLAY, A.PLAY_TARGETS))
-    if A.ACTIVATE <= a < A.ATTACK:
-        source, slot = divmod(a - A.ACTIVATE, A.ACTIVATE_SLOTS)
+    move = A.decode(a)
+    if move.kind == "PLAY":
+        return _why_play(g, p, move.hand_slot, move.target)
+    if move.kind == "ACTIVATE":
+        source, slot = move.source, move.slot
         ab, src, _ = activated_list(g, p, source)[slot]
         name = g.leader_face(p).name if source == 0 else g.card(src).name
         return f"Use {name}'s ability: {render_ability(ab)}"
@@ -184,13 +186,13 @@ def why(g, a: int) -> str:
         free = _free(g, p)
         return f"Nothing more worth playing now ({free} size free): end the main phase " \
                f"and go to the attack."
-    if A.ATTACK <= a < A.DEFEND:
-        return _why_attack(g, p, a - A.ATTACK)
+    if move.kind == "ATTACK":
+        return _why_attack(g, p, move.lane)
     if a == A.END_ATTACK:
         return "No attack left that wins its battle: end the attack phase (and the turn)."
-    if A.DEFEND <= a < A.GUARDIAN or (a == A.PASS and kind == "defense"):
+    if move.kind == "DEFEND" or (a == A.PASS and kind == "defense"):
         return _why_block(g, p, a != A.PASS)
-    if A.GUARDIAN <= a < A.PICK or (a == A.PASS and kind == "guardian"):
+    if move.kind == "GUARDIAN" or (a == A.PASS and kind == "guardian"):
         return "Pay for your Guardian to block: this hit would hurt too much." \
             if a != A.PASS else "Keep your Guardian out of it: this hit is one you can take."
     if kind == "may":
@@ -270,7 +272,7 @@ def _why_block(g, p: int, block: bool) -> str:
 
 def _why_pick(g, p: int, a: int) -> str:
     d = decision_info(g)
-    i = a - A.PICK
+    i = A.decode(a).pick
     if a == A.PASS:
         return "Choose no more: the rest would not help."
     if d.purpose == K.P_ORDER:
