@@ -183,3 +183,28 @@ def test_no_function_local_imports_in_the_engine():
              for mod, (path, package) in known.items() if mod.startswith("nivel_env.engine")
              for _t, line, top in imports(mod, path, package, known) if not top]
     assert not local, f"function-local imports in the engine (move them up): {local}"
+
+
+#: ids and locations decoded by hand: a shift or mask of ``Game.where``, an instance id
+#: divided by ``K.PER``, an action id minus the start of its range
+_ARITHMETIC = re.compile(r">>\s*2\b|&\s*3\b|//\s*K\.PER|%\s*K\.PER|divmod\(\w+\s*-\s*A\.|"
+                         r"-\s*A\.(PLAY|ACTIVATE|ATTACK|DEFEND|GUARDIAN|PICK)\b")
+#: the encoder's hand_slots block has one column per PLAY id by definition
+_ALLOWED = {("nivel_env/env/encoder.py", "ones.append(ho + a - A.PLAY)")}
+
+
+def test_no_id_arithmetic_outside_the_engine():
+    """Moves are read through ``engine.actions.decode`` and locations through the read API
+    (``zone_of``, ``lane_of``, ``owner_of``, ``leader_of``); only the engine knows how ids
+    and locations are packed."""
+    found = []
+    for mod, (path, _package) in modules().items():
+        if mod.startswith("nivel_env.engine"):
+            continue
+        rel = path.relative_to(ROOT).as_posix()
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            code = line.split("#", 1)[0]
+            if _ARITHMETIC.search(code) and (rel, code.strip()) not in _ALLOWED:
+                found.append(f"{rel}:{n}: {line.strip()}")
+    assert not found, "ids or locations decoded by hand outside the engine:\n" + \
+        "\n".join(found)
