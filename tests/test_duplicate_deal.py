@@ -35,7 +35,7 @@ def test_each_deck_keeps_its_order_and_the_first_player_changes_deck(decks, seed
     assert library(x, 0) == library(y, 1)              # deck a, same cards in the same order
     assert library(x, 1) == library(y, 0)              # deck b
     assert x.first == y.first                          # the same seat goes first, so
-    assert x.log[0]["decks"][x.first] != y.log[0]["decks"][y.first]   # the other deck
+    assert x.log[0].decks[x.first] != y.log[0].decks[y.first]   # the other deck
     assert x.rng == y.rng                              # what follows: the same generator
     # without the mirror, exchanging seats reshuffles: the pairing is the flag's doing
     z = new_game(b, a, seed)

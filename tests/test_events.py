@@ -64,10 +64,15 @@ def test_bad_event_dicts_are_named():
         event_from_dict({"type": "draw", "player": 0})
 
 
-def test_old_readers_see_the_dict():
+def test_records_are_read_by_attribute_not_as_dicts():
+    """A record is not a dict: code reads its fields (``e.kind``, ``e.card``), and JSON
+    goes through ``to_dict`` -- so a field renamed in the contract breaks loudly."""
     e = Trash("T-002", 3, 0, "effect")
-    assert e["type"] == "trash" and e["card"] == "T-002" and e.get("pays") is None
-    assert "pays" not in e and "reason" in e and dict(e.items()) == e.to_dict()
+    assert e.kind == "trash" and e.card == "T-002" and e.pays is None
+    assert e.to_dict() == {"type": "trash", "card": "T-002", "iid": 3, "player": 0,
+                           "reason": "effect"}
+    with pytest.raises(TypeError):
+        e["type"]
 
 
 def test_a_guardian_records_its_barrier_payment(db):

@@ -325,7 +325,7 @@ def test_guardian_options_one_per_way_to_pay(xdb):
                                "before the discard"
     do(g, "Coral Knight")                      # one Shield: paid without a pick
     [battle] = [e for e in g.events if e.kind == "battle"]
-    assert (battle["result"], battle["attacker_power"], battle["defender_power"]) == \
+    assert (battle.result, battle.attacker_power, battle.defender_power) == \
         ("attacker_trashed", 3, 4)
     g = make(xdb, P(units=[None, "X-3"]),
              P("T-L02", units=[{"card": "T-023", "items": ["X-SHIELD"]}, "T-001",

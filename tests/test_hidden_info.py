@@ -323,7 +323,7 @@ def test_a_choice_nobody_was_asked_names_no_hidden_card_to_its_chooser(mdb):
         assert g.decision.kind != "pick", card                   # nobody was asked
         theirs = [e for e in g.events if getattr(e, "from_zone", None) and e.player == 1]
         assert len(theirs) == 1 and seat_event(theirs[0], 0).card is None, (card, theirs)
-        zone = theirs[0]["from"]
+        zone = theirs[0].from_zone
         assert f"A card goes from their {zone} to the bottom of their deck ({name})." in \
             n.new_lines(), card
 

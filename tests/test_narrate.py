@@ -388,7 +388,7 @@ def test_the_repeat_check_catches_what_issue_29_reported(db):
     do(g, "end attack phase")
     ev = g.events
     at = {t: next(i for i in range(start, len(ev)) if ev[i].kind == t and
-                  (t != "keyword" or ev[i]["keyword"] == "Return to hand"))
+                  (t != "keyword" or ev[i].keyword == "Return to hand"))
           for t in ("battle", "trash", "keyword", "return_to_hand")}
     told = [((at["battle"],), "Your Flame Lancer (3) beats their Wraith (1): the blocker "
                               "is trashed."),

@@ -229,7 +229,7 @@ def test_5_1_5_the_first_player_is_chosen_at_random(decks):
     for seed in range(200):
         g = new_game(*decks, seed=seed)
         setup = next(e for e in g.events if e.kind == "setup")
-        assert setup["first_player"] == g.first
+        assert setup.first_player == g.first
         firsts.append(g.first)
     assert 70 <= firsts.count(0) <= 130, firsts.count(0)
 

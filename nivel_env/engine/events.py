@@ -25,9 +25,8 @@ the engine logs one to three per decision and a frozen dataclass costs about thr
 as much to build.  ``card``/``iid`` are None in a record a seat may not fully read
 (``seat_event``): such a field is left out of ``to_dict``.
 
-For code written against the old dicts, a record also answers ``e["type"]``,
-``e["card"]``, ``e.get(key)`` and ``key in e`` the way its ``to_dict()`` would; new code
-reads attributes (``e.kind``, ``e.card``).
+A record is not a dict: code reads its fields (``e.kind``, ``e.card``) and JSON goes
+through ``to_dict``, so a consumer of a renamed or removed field fails loudly.
 """
 from __future__ import annotations
 
@@ -70,26 +69,6 @@ class Event:
     def _downgrade(self, d: dict, version: int) -> None:
         """Change ``d`` (written as the current version) into what ``version`` wrote,
         where a change was more than an added field."""
-
-    # ------------------------------------------------ reads for code written for dicts
-    def __getitem__(self, key: str):
-        if key == "type":
-            return self.kind
-        return self.to_dict()[key]
-
-    def get(self, key: str, default=None):
-        if key == "type":
-            return self.kind
-        return self.to_dict().get(key, default)
-
-    def __contains__(self, key: str) -> bool:
-        return key == "type" or key in self.to_dict()
-
-    def keys(self):
-        return self.to_dict().keys()
-
-    def items(self):
-        return self.to_dict().items()
 
 
 def _event(kind: str, omit: dict | None = None, since: dict | None = None):
