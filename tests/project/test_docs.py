@@ -1,9 +1,9 @@
 """The documentation stands on its own: no pointers outside the repository, no internal
 tracker references, a LICENSE that matches pyproject, and the rulings written out."""
 import re
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from conftest import ROOT
+
 DOCS = [ROOT / "README.md"] + sorted((ROOT / "docs").glob("*.md"))
 SOURCES = sorted(p for d in ("nivel_env", "agents") for p in (ROOT / d).rglob("*.py"))
 
