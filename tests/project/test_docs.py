@@ -61,10 +61,11 @@ def test_observation_and_action_sizes_in_the_docs_are_the_envs():
 
 
 def test_every_test_path_the_docs_and_sources_name_exists():
-    """A path under tests/ that the README, docs/, CI or a comment in the sources names is
-    there: when the tests moved into folders by package, a dozen such pointers would
-    otherwise have named files that were gone (``tests/test_golden.py --regenerate``)."""
-    texts = DOCS + SOURCES + [ROOT / ".ci" / "run", *sorted(ROOT.glob("*.py"))]
+    """A path under tests/ that the README, docs/, CI, a comment in the sources or a test
+    names is there: when the tests moved into folders by package, some twenty such pointers
+    (the golden files' ``--regenerate`` command among them) named files that were gone."""
+    texts = DOCS + SOURCES + [ROOT / ".ci" / "run", *sorted(ROOT.glob("*.py")),
+                              *sorted((ROOT / "tests").rglob("*.py"))]
     named = {(path.relative_to(ROOT).as_posix(), m) for path in texts
              for m in re.findall(r"\btests/[\w./*-]*[\w*]", path.read_text(encoding="utf-8"))}
     assert len(named) > 20, named                    # the pattern still finds the pointers
