@@ -30,7 +30,7 @@ played.  What can pass the cap: the roots' one forward (always made: without it 
 no move to rank) and a cut wave's last descent and forward; the descents stop early by
 the longest forward seen in the move (at most a tenth of the cap), so that forward still
 fits.  A cap the search stays inside changes nothing: the same waves, in the same order,
-from the same seed, give the same move as no cap (``tests/test_search.py``).  ``threads``
+from the same seed, give the same move as no cap (``tests/players/test_search.py``).  ``threads``
 sets torch's intra-op threads in whichever thread runs the forwards: with two, OpenMP's
 waiting thread spins on a core other work holds, and a forward took seconds
 (docs/opponents.md, "Thinking within a time limit").

@@ -27,7 +27,7 @@ from .engine.view import decision_info, derived
 
 #: the guided first game: the person's deck, the opponent's, the opponent (the
 #: heuristic with 70% of its moves random: it plays the game but makes mistakes), the
-#: person's seat and the seed (tests/test_coach.py plays it through, following every hint)
+#: person's seat and the seed (tests/play/test_coach.py plays it through, following every hint)
 TUTORIAL = {"deck": "ember-rush", "opponent_deck": "stone-bastion",
             "opponent": "heuristic:random_share=0.7", "seat": 0, "seed": 1,
             "label": "tutorial"}

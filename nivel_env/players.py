@@ -33,7 +33,7 @@ a spec string through ``load``.  So what a player may declare is read in one pla
 ``Player`` below spells the protocol as a ``typing.Protocol``; ``RandomAgent`` is the one
 player this package ships (the environments' default opponent).  The other players live
 in the ``agents`` package, which no module of ``nivel_env`` names in its own code
-(tests/test_players.py): ``load`` finds them through loaders declared under the
+(tests/players/test_players.py): ``load`` finds them through loaders declared under the
 ``nivel_env.players`` entry point group (pyproject.toml).
 """
 from __future__ import annotations

@@ -1,4 +1,5 @@
 import os
+import sys
 import tempfile
 from pathlib import Path
 
@@ -27,6 +28,16 @@ def pytest_collection_modifyitems(config, items):
 from nivel_env.cards import load_card_db, load_deck
 from nivel_env.cards.db import bundled_card_files
 
+#: This folder (the test files sit one folder down, by the package they test) and the
+#: repository's root, for the tests that read the sources, docs and scripts.
+TESTS = Path(__file__).resolve().parent
+ROOT = TESTS.parent
+# A test file may import another's helpers by name (test_narrate.py: ``from
+# test_rules_combat import attack``), as when they all sat in tests/; pytest puts only the
+# folders of the files it has collected so far on sys.path, so add them all: a file then
+# runs alone as well as in the suite (test file names stay unique across the folders).
+sys.path.extend(str(d) for d in sorted(TESTS.iterdir())
+                if d.is_dir() and any(d.glob("test_*.py")) and str(d) not in sys.path)
 TEST_DATA = Path(__file__).parent / "data"
 #: The engine tests' own cards (T- ids) beside the bundled pool.
 TEST_POOL = TEST_DATA / "test-pool.yaml"

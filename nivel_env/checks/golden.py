@@ -5,7 +5,7 @@ player's observation, every legal action with its name, the action chosen, and
 the engine events it caused.  Committed files are diffed line by line by the
 tests, so any change in rules, action naming, observation or event output shows
 up as the first line that differs.  When a change is intended, regenerate them
-(``python tests/test_golden.py --regenerate``) and review the diff.
+(``python tests/engine/test_golden.py --regenerate``) and review the diff.
 """
 from __future__ import annotations
 

@@ -175,7 +175,7 @@ def build(d: Any, db: CardDB, name: str = "<scenario>"):
         _fail(name, "check_field_cost", f"expected true or false, got {check!r}")
     # 6.4.1.1.2: every card was played within the size.  A game gets past it only when
     # the size falls afterwards (a bonus expiring, 4.7.3; damage healed, 4.7.2); nothing is
-    # trashed then (tests/test_field_over_size.py), but a scenario that starts there is
+    # trashed then (tests/engine/test_field_over_size.py), but a scenario that starts there is
     # more often a mistake, so it is built only when asked for.
     for p in (0, 1) if check else ():
         cost = field_cost(g, p)

@@ -141,7 +141,7 @@ class Game:
         g.delayed, g.log, g.mulled = self.delayed[:], self.log[:], self.mulled[:]
         g.known = [self.known[0][:], self.known[1][:]]
         # CACHE_SLOTS, copied by name: a loop over them costs ~10% of a clone
-        # (tests/test_actions.py checks that each is copied)
+        # (tests/engine/test_actions.py checks that each is copied)
         g.dirty = self.dirty
         g.pw, g.ht, g.na, g.kws, g.cant, g.size = (self.pw[:], self.ht[:], self.na[:],
                                                    self.kws[:], self.cant[:], self.size[:])

@@ -521,7 +521,7 @@ Each agent's observation is `{{"observation": float32[{OBS_SIZE}], "action_mask"
 (PettingZoo classic style); the Gymnasium wrapper returns the vector and exposes the mask as
 `action_masks()`.  The vector is from the observer's view only: their own hand, all public
 zones (level, unit, item, skill, trash, damage: 3.1), and counts of hidden ones.  The
-opponent's hand and the order of both decks never influence it (tests/test_env_aec.py
+opponent's hand and the order of both decks never influence it (tests/env/test_env_aec.py
 resamples them with `nivel_env.engine.hidden.determinize`).  The chooser of a pick sees every
 candidate, a card in a hidden zone too (11.2.1: the player resolving the effect looks at it;
 the engine lists those by card, not deck position); any other observer sees only candidates

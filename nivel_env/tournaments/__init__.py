@@ -3,9 +3,10 @@ evaluations, beside the players (``agents``), never inside them.
 
 Players come in as spec strings (``"heuristic"``, ``"nv2-search:simulations=64"``, a
 policy file) that ``nivel_env.players.load`` turns into agents, so a worker process or a
-Ray node builds its own; nothing here imports a particular agent (tests/
-test_tournaments_layer.py checks it).  Where the games run is a ``runner.Runner`` passed
-down to each command (local worker processes, or a Ray cluster through ``ray_backend``).
+Ray node builds its own; nothing here imports a particular agent
+(tests/tournaments_tests/test_tournaments_layer.py checks it).  Where the games run is a
+``runner.Runner`` passed down to each command (local worker processes, or a Ray cluster
+through ``ray_backend``).
 
 * ``games``: one seed of a pairing played twice (duplicate play, duplicate deals), in
   lockstep blocks under a policy; ``runner``: tasks over worker processes or Ray;

@@ -30,8 +30,8 @@ INSTALL_HINT = f"--ray needs Ray: {extra('ray')}, then run again"
 RETRIES = 3
 BATCHES_PER_CPU = 8
 #: a file over this is not shipped (the worker's loader says what is wrong with it): the
-#: cap on a policy file (``agents.policy.MAX_FILE_BYTES``; tests/test_tournaments_layer.py
-#: checks they agree)
+#: cap on a policy file (``agents.policy.MAX_FILE_BYTES``;
+#: tests/tournaments_tests/test_tournaments_layer.py checks they agree)
 MAX_SHIPPED_BYTES = 1 << 30
 
 

@@ -5,8 +5,8 @@ swaps the name for its own copy (``games._local``).
 The grammar is the players' (``agents.opponents``: ``split_spec``, ``is_policy_path``):
 settings follow the last colon as ``key=value`` pairs, and a policy file is named by a
 path (``nivel_env.paths``: a separator or the ``.pt`` suffix).  It is spelled out here
-because the tournament package never imports a player; tests/test_tournaments_layer.py
-checks the two readings agree."""
+because the tournament package never imports a player;
+tests/tournaments_tests/test_tournaments_layer.py checks the two readings agree."""
 from __future__ import annotations
 
 import re

@@ -3,7 +3,7 @@
 After an intended change of rules, names, observation or events, regenerate and
 review the diff:
 
-    python tests/test_golden.py --regenerate
+    python tests/engine/test_golden.py --regenerate
 """
 import difflib
 import sys
@@ -11,11 +11,12 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
+# tests/, where conftest.py is, when this file runs as a script (--regenerate)
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import conftest  # noqa: E402
-from conftest import TEST_DATA  # noqa: E402
+from conftest import TEST_DATA, TESTS  # noqa: E402
 
-GOLDEN = Path(__file__).parent / "golden"
+GOLDEN = TESTS / "golden"
 # (file stem, deck 0, deck 1, seed, automatic effect order): every bundled deck twice,
 # and the test pool's decks, whose cards carry every section-10 keyword
 GAMES = [
@@ -47,13 +48,13 @@ def render(stem):
 @pytest.mark.parametrize("stem", [g[0] for g in GAMES])
 def test_golden_playthrough(stem):
     path = GOLDEN / f"{stem}.txt"
-    assert path.exists(), f"{path} is missing: python tests/test_golden.py --regenerate"
+    assert path.exists(), f"{path} is missing: python tests/engine/test_golden.py --regenerate"
     want = path.read_text(encoding="utf-8").splitlines()
     got = render(stem).splitlines()
     if got != want:
         diff = list(difflib.unified_diff(want, got, str(path), "now", n=2, lineterm=""))
         pytest.fail(f"{stem} differs from its golden file (first differences below); if the "
-                    f"change is intended: python tests/test_golden.py --regenerate\n" +
+                    f"change is intended: python tests/engine/test_golden.py --regenerate\n" +
                     "\n".join(diff[:40]))
 
 

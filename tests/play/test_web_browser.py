@@ -32,7 +32,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from conftest import ROOT
+
 CHROMIUM = os.environ.get("NIVEL_CHROMIUM") or shutil.which("chromium") or \
     shutil.which("chromium-browser")
 SHOTS = Path(os.environ.get("NIVEL_SCREENSHOTS", ROOT / "results" / "screenshots"))

@@ -3,8 +3,6 @@
 the decks -- and evaluate.py's deck mode plays its seeds that way."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from agents import HeuristicAgent
@@ -13,8 +11,6 @@ from nivel_env.tournaments.ratings import paired_score
 from nivel_env.cards import load_deck
 from nivel_env.engine import new_game
 from nivel_env.replay import load_replay, record_game
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from nivel_env.tournaments import games
+from conftest import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 import evaluate  # noqa: E402
 

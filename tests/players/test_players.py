@@ -16,8 +16,7 @@ from nivel_env.engine import N_ACTIONS, new_game
 from nivel_env.engine.errors import IllegalActionError
 from nivel_env.env.encoder import Encoder
 from nivel_env.env.vector import GameBatch
-
-ROOT = Path(__file__).resolve().parents[1]
+from conftest import ROOT
 
 
 def _game(seed: int = 3):

@@ -2,11 +2,10 @@
 4.4.4 "draw up to N", 7.2.1.1 an attack an effect declares, 8.4.4.1 "additionally" and
 1.3.7.2 non-whole results rounded half up (docs/rulings.md R18-R21).  Rule scenarios use
 cards of their own; the bundled cards that use each term have cases in tests/cards/edicts.yaml."""
-from pathlib import Path
 
 import pytest
 
-from conftest import P, do, make, names, pool_with, power, to_attack
+from conftest import ROOT, P, do, make, names, pool_with, power, to_attack
 from nivel_env.cards import load_card_db
 from nivel_env.cards.db import bundled_card_files
 from nivel_env.cards.schema import CardDataError
@@ -262,7 +261,7 @@ def test_a_pool_that_appends_cards_keeps_policies_and_replays_of_the_earlier_one
     assert older.extends(now.version) == 0
     with warnings.catch_warnings():
         warnings.simplefilter("error")                     # no "another pool" warning
-        read_policy_file(Path(__file__).parent.parent / "agents/policies/nv2-ppo.pt")
+        read_policy_file(ROOT / "agents/policies/nv2-ppo.pt")
     rec = record_game(load_deck("ember-rush", older), load_deck("veil-piercers", older), 3,
                       [0] * 0)
     g = rec.g

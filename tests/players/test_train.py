@@ -24,8 +24,8 @@ from nivel_env.tournaments.arena import play_game  # noqa: E402
 from nivel_env.cards import list_decks, load_deck  # noqa: E402
 from nivel_env.engine import N_ACTIONS, new_game  # noqa: E402
 from nivel_env.env.encoder import Encoder  # noqa: E402
+from conftest import ROOT  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
 TRAIN = ROOT / "train.py"
 
 

@@ -10,6 +10,7 @@ import time
 
 import pytest
 
+from conftest import ROOT
 from nivel_env.cards import CardDataError, DeckError, load_card_db, load_deck
 from nivel_env.cards.db import bundled_card_files
 from nivel_env.engine import RuleConfig, ScenarioError
@@ -129,8 +130,7 @@ def test_policy_files_and_value_heads_over_their_caps(tmp_path):
 def test_one_check_for_the_files_a_user_names():
     """No loader keeps its own copy of the regular-file test: nivel_env/files.py is the
     one module of the project that looks at what kind of file a path is."""
-    from pathlib import Path
-    root = Path(__file__).parent.parent
+    root = ROOT
     sources = [*root.glob("nivel_env/**/*.py"), *root.glob("agents/**/*.py"),
                *root.glob("*.py"), *root.glob("examples/**/*.py")]
     looks = [str(p.relative_to(root)) for p in sources
@@ -196,9 +196,7 @@ def test_card_ids_a_deck_could_not_name(tmp_path):
 
 
 def test_size_may_go_down_as_documented(tmp_path):
-    assert "`amount` (±" in open("docs/cards.md" if os.path.exists("docs/cards.md") else
-                                  os.path.join(os.path.dirname(__file__), "..", "docs",
-                                               "cards.md"), encoding="utf-8").read()
+    assert "`amount` (±" in (ROOT / "docs" / "cards.md").read_text(encoding="utf-8")
     p = tmp_path / "size.yaml"
     p.write_text("cards:\n  - {id: X-1, type: skill, name: a, name_ko: b, cost: 1, "
                  "attribute: fire, effect: [{size: -2}]}\n")

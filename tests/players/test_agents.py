@@ -15,8 +15,7 @@ from nivel_env.cards import list_decks, load_deck
 from nivel_env.engine import N_ACTIONS, new_game
 from nivel_env.engine.hidden import determinize
 from nivel_env.env.encoder import Encoder
-
-ROOT = Path(__file__).resolve().parent.parent
+from conftest import ROOT
 
 
 def positions(n_games=4, every=7):
@@ -306,7 +305,7 @@ def test_install_hints_come_from_one_place():
     from nivel_env import install_hints as H
     assert "pip install torch==2.13.0" in H.PLAY_POLICIES and "[train]" not in H.PLAY_POLICIES
     assert H.TRAIN.index("pip install torch==2.13.0 && ") < H.TRAIN.index('".[train]"')
-    root = Path(__file__).resolve().parents[1]
+    root = ROOT
     found = []
     for f in [*sorted((root / "nivel_env").rglob("*.py")), *sorted((root / "agents").rglob(
             "*.py")), root / "evaluate.py", root / "train.py"]:

@@ -1,6 +1,5 @@
 """The observation encoder: the documented layout, card features from data, and the
 values it writes for built positions."""
-from pathlib import Path
 
 import numpy as np
 
@@ -14,9 +13,9 @@ from nivel_env.env.encoder import (BLOCKS, CANDIDATE_FEATURES, CARD_ROWS, Encode
                                    PLAYER_VALUES, READABLE_LAYOUTS, ROW_CANDS, ROW_HAND,
                                    ROW_LEADERS, ROW_UNITS, feature_table_markdown)
 
-from conftest import do
+from conftest import ROOT, do
 
-DOCS = Path(__file__).parent.parent / "docs" / "observation.md"
+DOCS = ROOT / "docs" / "observation.md"
 
 
 def cards_block(obs):

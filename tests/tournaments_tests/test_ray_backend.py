@@ -21,8 +21,7 @@ ray = pytest.importorskip("ray")
 import evaluate  # noqa: E402
 from nivel_env.tournaments import games  # noqa: E402
 from nivel_env.tournaments.ray_backend import RayPool  # noqa: E402
-
-ROOT = Path(__file__).parent.parent
+from conftest import ROOT  # noqa: E402
 
 
 def _my_deck(tmp_path) -> Path:

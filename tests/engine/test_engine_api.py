@@ -5,6 +5,7 @@ import random
 
 import pytest
 
+from conftest import ROOT
 from nivel_env.engine import Game, IllegalActionError, N_ACTIONS, RuleConfig, new_game
 from nivel_env.engine import actions as A
 
@@ -255,8 +256,7 @@ def test_consumers_read_the_engine_through_its_api():
     """Outside nivel_env/engine nothing indexes the decision tuple or refreshes derived
     stats itself: they read engine/view.py and Game's properties."""
     import re
-    from pathlib import Path
-    root = Path(__file__).resolve().parents[1]
+    root = ROOT
     bad = re.compile(r"\.dec\[|\bensure\(|\.stack\[|\bB_(ATK|DEF|LANE|STEP|BREAK|DUEL)\b")
     offenders = []
     for path in [*root.glob("nivel_env/**/*.py"), *root.glob("agents/*.py"), root / "train.py",

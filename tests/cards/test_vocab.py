@@ -1,6 +1,5 @@
 """The card language's vocabulary is complete: every term has a handler in the engine, a
 text renderer and an observation column, and docs/cards.md is the vocabulary's."""
-from pathlib import Path
 
 import pytest
 
@@ -11,8 +10,7 @@ from nivel_env.engine import hooks  # importing the engine registers the handler
 from nivel_env.engine.match import CONDITIONS
 from nivel_env.engine.verbs import HANDLERS
 from nivel_env.env import card_features as cf, encoder
-
-ROOT = Path(__file__).resolve().parents[1]
+from conftest import ROOT
 
 
 def test_keys_are_unique_per_kind():

@@ -1,9 +1,9 @@
 """The documentation stands on its own: no pointers outside the repository, no internal
 tracker references, a LICENSE that matches pyproject, and the rulings written out."""
 import re
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from conftest import ROOT
+
 DOCS = [ROOT / "README.md"] + sorted((ROOT / "docs").glob("*.md"))
 SOURCES = sorted(p for d in ("nivel_env", "agents") for p in (ROOT / d).rglob("*.py"))
 
@@ -58,3 +58,16 @@ def test_observation_and_action_sizes_in_the_docs_are_the_envs():
                 assert int(m.group(1).replace(",", "")) == size, \
                     f"{path.name}:{line}: {m.group(0)!r}, the environments' size is {size:,}"
     assert found >= 6
+
+
+def test_every_test_path_the_docs_and_sources_name_exists():
+    """A path under tests/ that the README, docs/, CI, a comment in the sources or a test
+    names is there: when the tests moved into folders by package, some twenty such pointers
+    (the golden files' ``--regenerate`` command among them) named files that were gone."""
+    texts = DOCS + SOURCES + [ROOT / ".ci" / "run", *sorted(ROOT.glob("*.py")),
+                              *sorted((ROOT / "tests").rglob("*.py"))]
+    named = {(path.relative_to(ROOT).as_posix(), m) for path in texts
+             for m in re.findall(r"\btests/[\w./*-]*[\w*]", path.read_text(encoding="utf-8"))}
+    assert len(named) > 20, named                    # the pattern still finds the pointers
+    missing = sorted((where, m) for where, m in named if not any(ROOT.glob(m)))
+    assert not missing, f"(file, path under tests/ it names that is not there): {missing}"

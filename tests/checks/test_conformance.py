@@ -57,7 +57,7 @@ def test_determinism_and_hidden_information(all_decks, games):
 def test_narration_and_agents_hold_hidden_information_at_length(all_decks, tmp_path):
     """The narration check over the bundled and test decks and over decks carrying cards
     that move hand and deck cards without a card condition; the agents check on the
-    shipped search (the fast versions are in tests/test_hidden_info.py)."""
+    shipped search (the fast versions are in tests/checks/test_hidden_info.py)."""
     from test_hidden_info import MOVES
     from nivel_env.cli_check import decks_with_cards
     f = tmp_path / "moves.yaml"

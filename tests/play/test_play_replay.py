@@ -2,11 +2,11 @@
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 from rich.console import Console
 
+from conftest import ROOT
 from nivel_env.cards import load_deck
 from nivel_env.engine import new_game
 from nivel_env.engine.hidden import determinize
@@ -216,7 +216,7 @@ def test_replay_viewer_steps_and_summarises(replay_file):
 
 def test_evaluate_saves_replays_that_load(tmp_path):
     out = tmp_path / "reps"
-    root = Path(__file__).resolve().parent.parent
+    root = ROOT
     r = subprocess.run([sys.executable, str(root / "evaluate.py"), "decks", "--decks", "ember-rush",
                         "anvil-guild", "--games", "1", "--workers", "1", "--no-progress",
                         "--pilot", "heuristic",

@@ -12,7 +12,8 @@ import ast
 import re
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from conftest import ROOT
+
 DOC = ROOT / "docs" / "architecture.md"
 
 

@@ -13,7 +13,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from conftest import ROOT
+
 PACKAGE = ROOT / "agents"
 #: modules no cycle may pass through, imports inside functions included
 ACYCLIC = {"agents.value", "agents.value_fit", "agents.search", "agents.training",

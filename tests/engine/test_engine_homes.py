@@ -4,11 +4,10 @@ the engine imports at module level only."""
 from __future__ import annotations
 
 import ast
-from pathlib import Path
 
 import pytest
 
-from conftest import P, do, make
+from conftest import ROOT, P, do, make
 from nivel_env import narrate
 from nivel_env.cards import vocab as V
 from nivel_env.difficulty import DEFAULT_DIFFICULTY, DIFFICULTIES
@@ -16,7 +15,7 @@ from nivel_env.engine import actions as A, const as K, hooks
 from nivel_env.primer import basics, primer_text
 from nivel_env.screen import decision_line
 
-ENGINE = Path(__file__).resolve().parents[1] / "nivel_env" / "engine"
+ENGINE = ROOT / "nivel_env" / "engine"
 
 
 def test_kind_names_come_from_the_vocabulary_and_keep_their_spelling():

@@ -8,11 +8,11 @@ from __future__ import annotations
 import ast
 import json
 import sys
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from conftest import ROOT
+
 PACKAGE = ROOT / "nivel_env" / "tournaments"
 
 

@@ -245,7 +245,7 @@ def test_illegal_action_lose_ends_the_episode_and_changes_nothing():
 def test_gymnasium_check_env_passes_with_illegal_action_lose():
     """Gymnasium's checker steps unmasked random actions: with ``illegal_action="lose"``
     an illegal one ends the episode, so the full check runs, every render mode included
-    (with the default it raises).  SB3's checker: tests/test_env_sb3.py."""
+    (with the default it raises).  SB3's checker: tests/env/test_env_sb3.py."""
     import gymnasium
     from gymnasium.utils.env_checker import check_env
     with pytest.raises(IllegalActionError):

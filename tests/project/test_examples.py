@@ -7,12 +7,11 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 
-ROOT = Path(__file__).parent.parent
+from conftest import ROOT
 
 
 def _run(script: str, args: list, tmp_path) -> dict:
