@@ -590,7 +590,7 @@ block appended at the end, with the next version number.
   today): no layout change.  Once they are full, append blocks for the further verbs
   as a new feature (raising `card_features.ADDED_VERB_SLOTS` would change the current
   version's blocks, and the policies made for it would no longer load).
-- Check: `tests/test_observation_layout.py` grows the vocabulary by a test keyword and
+- Check: `tests/env/test_observation_layout.py` grows the vocabulary by a test keyword and
   checks the old prefix is byte-identical and `nv2-ppo` plays the same reading it.
 
 Layouts and the prefixes their policies read:

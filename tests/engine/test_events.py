@@ -3,10 +3,9 @@ dicts replays and digests store, the reasons recorded from event format 2 on, ol
 still loading, and narration as a visitor with one method per kind."""
 import json
 import random
-from pathlib import Path
 
 import pytest
-from conftest import P, do, make
+from conftest import ROOT, TESTS, P, do, make
 from test_rules_combat import OPP, attack
 
 from nivel_env.cards import load_deck
@@ -16,7 +15,7 @@ from nivel_env.engine.events import (EVENT_VERSION, EVENTS, Discard, Event, Guar
 from nivel_env.narrate import Narrator
 from nivel_env.replay import ReplayError, load_replay, parse_replay, record_game
 
-OLD_REPLAY = Path(__file__).parent / "data" / "replay-events-v1.jsonl"
+OLD_REPLAY = TESTS / "data" / "replay-events-v1.jsonl"
 
 
 def _random_game(a, b, seed):
@@ -149,7 +148,7 @@ def test_new_replays_record_the_event_version(tmp_path):
 
 def test_docs_events_md_is_generated_from_the_records():
     from nivel_env.engine.events_doc import events_markdown
-    path = Path(__file__).parent.parent / "docs" / "events.md"
+    path = ROOT / "docs" / "events.md"
     assert path.read_text(encoding="utf-8") == events_markdown(), \
         "python -m nivel_env.engine.events_doc > docs/events.md"
     assert all(f"| `{kind}` |" in events_markdown() for kind in EVENTS)

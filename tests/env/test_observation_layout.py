@@ -4,10 +4,10 @@ feature or vocabulary term appends a block, so the shipped policies keep reading
 prefix byte for byte."""
 import dataclasses
 import random
-from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import ROOT
 
 from nivel_env.cards import load_card_db, load_deck
 from nivel_env.engine import new_game
@@ -17,7 +17,7 @@ from nivel_env.env import card_features as cf, layout as L
 from nivel_env.env.encoder import (BLOCKS, LAYOUT_VERSION, OBS_SIZE, OFFSETS, READABLE_LAYOUTS,
                                    Encoder, observation_box)
 
-POLICIES = Path(__file__).parent.parent / "agents" / "policies"
+POLICIES = ROOT / "agents" / "policies"
 NV2 = "ad1491a31dc9"          # the layout nv2-ppo.pt was made for (docs/observation.md)
 #: a sub-keyword with a value, as the vocabulary would gain one: a section-10 keyword with
 #: a printed value, a lane's flag and a lane's value
