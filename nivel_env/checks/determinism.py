@@ -16,17 +16,32 @@ import pickle
 import subprocess
 import sys
 
-from ..engine import Game, new_game
+from dataclasses import fields
+
+from ..engine import Game, RuleConfig, new_game
 from ..engine.rng import next_u64, seed_state
+
+
+def rules_in_digest(cfg: RuleConfig) -> dict:
+    """The rule options a state digest hashes: those ``cfg`` sets to something other than
+    their default.  So a new ``RuleConfig`` option, added at its default, changes no digest
+    of a game played before it existed (the golden files stay), while a game under another
+    value of any option digests differently from the same game under the default rules.
+    (Serialisation -- ``to_dict``, replays, pickles -- keeps the whole config.)"""
+    return {f.name: getattr(cfg, f.name) for f in fields(cfg)
+            if getattr(cfg, f.name) != f.default}
 
 
 def state_digest(g, n: int = 16) -> str:
     """A hash of the full state (events included), naming each card instance by its card
     id (``to_dict``'s ``card_ids``) rather than by its position in the card pool or the
     pool's version, so adding an unrelated card to the pool leaves it unchanged.  (Ability
-    and keyword keys are positions too; a card added after the others keeps them.)"""
+    and keyword keys are positions too; a card added after the others keeps them.)  Of the
+    rules it hashes only the options set away from their defaults (``rules_in_digest``),
+    so adding a rule option at its default leaves it unchanged too."""
     d = g.to_dict()
     del d["defs"], d["card_pool_version"]
+    d["cfg"] = rules_in_digest(g.cfg)
     return hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()[:n]
 
 

@@ -76,17 +76,81 @@ def test_an_unrelated_new_card_leaves_the_golden_files_alone(tmp_path):
     assert got == (GOLDEN / f"{stem}.txt").read_text(encoding="utf-8")
 
 
+def test_a_rule_option_at_its_default_leaves_the_state_digest_alone():
+    """The state digest hashes only the rule options set away from their defaults: a new
+    RuleConfig option (here a subclass adding one) at its default digests as before, the
+    same option at another value -- or an existing option changed -- digests differently,
+    and ``to_dict`` still carries every option."""
+    from dataclasses import dataclass
+    from nivel_env.cards import load_deck
+    from nivel_env.checks.determinism import rules_in_digest, state_digest
+    from nivel_env.engine import RuleConfig, new_game
+
+    @dataclass(frozen=True)
+    class WithANewOption(RuleConfig):
+        opening_hand: int = 5
+
+    db = conftest.test_db()
+    decks = load_deck("ember-rush", db), load_deck("stone-bastion", db)
+
+    def digest(cfg):
+        return state_digest(new_game(*decks, seed=3, config=cfg))
+    assert digest(WithANewOption()) == digest(RuleConfig())
+    assert digest(WithANewOption(opening_hand=6)) != digest(RuleConfig())
+    assert digest(RuleConfig(hand_limit=6)) != digest(RuleConfig())
+    assert rules_in_digest(RuleConfig(hand_limit=6, mulligan=True)) == {"hand_limit": 6}
+    g = new_game(*decks, seed=3, config=WithANewOption())
+    assert g.to_dict()["cfg"] == {**RuleConfig().to_dict(), "opening_hand": 5}
+
+
 def test_golden_files_are_all_listed():
     assert sorted(p.stem for p in GOLDEN.glob("*.txt")) == sorted(g[0] for g in GAMES)
+
+
+def regenerate(folder: Path = GOLDEN) -> list[str]:
+    """Render every game of ``GAMES`` into a temporary folder beside ``folder``, and only
+    when all rendered replace the files there: a crash halfway (an engine error in game 7)
+    leaves the old golden files as they were.  Returns one line per game written."""
+    import shutil
+    import tempfile
+    folder.mkdir(exist_ok=True)
+    lines = []
+    with tempfile.TemporaryDirectory(dir=folder.parent, prefix=".golden-") as tmp:
+        for stem, *_ in GAMES:
+            text = render(stem)
+            (Path(tmp) / f"{stem}.txt").write_text(text, encoding="utf-8")
+            lines.append(f"{stem}: {text.count(chr(10))} lines")
+        for old in folder.glob("*.txt"):
+            old.unlink()
+        for new in Path(tmp).glob("*.txt"):
+            shutil.move(str(new), folder / new.name)
+    return lines
+
+
+def test_regenerate_replaces_the_files_only_when_every_game_rendered(tmp_path, monkeypatch):
+    folder = tmp_path / "golden"
+    folder.mkdir()
+    (folder / "01-old.txt").write_text("old", encoding="utf-8")
+    calls = []
+
+    def crash_at_the_third(stem):
+        calls.append(stem)
+        if len(calls) == 3:
+            raise RuntimeError("engine error in game 3")
+        return f"{stem}\n"
+
+    monkeypatch.setattr(sys.modules[__name__], "render", crash_at_the_third)
+    with pytest.raises(RuntimeError, match="game 3"):
+        regenerate(folder)
+    assert [p.name for p in folder.iterdir()] == ["01-old.txt"]           # untouched
+    assert not list(tmp_path.glob(".golden-*"))                           # nothing left over
+    calls.clear()
+    monkeypatch.setattr(sys.modules[__name__], "render", lambda stem: f"{stem}\n")
+    assert len(regenerate(folder)) == len(GAMES)
+    assert sorted(p.stem for p in folder.glob("*.txt")) == sorted(g[0] for g in GAMES)
 
 
 if __name__ == "__main__":
     if sys.argv[1:] != ["--regenerate"]:
         sys.exit(__doc__)
-    GOLDEN.mkdir(exist_ok=True)
-    for old in GOLDEN.glob("*.txt"):
-        old.unlink()
-    for stem, *_ in GAMES:
-        text = render(stem)
-        (GOLDEN / f"{stem}.txt").write_text(text, encoding="utf-8")
-        print(f"{stem}: {text.count(chr(10))} lines")
+    print("\n".join(regenerate()))
