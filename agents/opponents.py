@@ -2,7 +2,9 @@
 difficulty level, or a policy file -- each optionally with settings.
 
 Names:
-  * ``random``, ``heuristic``;
+  * the players built in code, ``BY_NAME`` (``random``, ``heuristic``): a new one is one
+    entry there -- ``load_opponent``, ``bundled_opponents`` and the screens' lists
+    (``OpponentLoader.names``, ``nivel_env.players.names``) all read that table;
   * the shipped trained policies in ``agents/policies/`` by file stem (``nv2-ppo``, the
     strongest; ``nv1-ppo``);
   * search agents, ``SEARCHES`` (``nv2-search``: determinized PUCT over ``nv2-ppo`` with
@@ -31,12 +33,34 @@ from __future__ import annotations
 
 import re
 import sys
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from nivel_env.paths import names_a_path
 from nivel_env.players import PLAY_THINK_SECONDS, RandomAgent, UnknownPlayer
 
 from .heuristic import HeuristicAgent
+
+
+@dataclass(frozen=True)
+class Kind:
+    """A player built in code, as ``BY_NAME`` lists it: ``build(seed, **settings)`` makes
+    one, ``settings`` maps each setting it takes to its type (``name:key=value`` specs are
+    checked against it), ``what`` says what it is in one line (the screens' lists)."""
+
+    build: Callable
+    settings: dict
+    what: str
+
+
+#: the players built in code, by the bare name ``load_opponent`` takes: the one place a
+#: new one is registered (its order is the order every list of names shows)
+BY_NAME = {
+    "random": Kind(RandomAgent, {}, "moves at random"),
+    "heuristic": Kind(HeuristicAgent, {"random_share": float},
+                      "the rule-based heuristic, greedy"),
+}
 
 POLICY_SUFFIX = ".pt"
 POLICY_DIR = Path(__file__).with_name("policies")
@@ -70,9 +94,8 @@ LEVELS = {
 #: on cores other work holds and one move took 12.7 s (docs/opponents.md)
 PLAY_THREADS = 1
 
+#: the settings a trained policy and a search take (BY_NAME's players: their ``settings``)
 _SETTINGS = {
-    "random": {},
-    "heuristic": {"random_share": float},
     "policy": {"temperature": float, "random_share": float, "difficulty": str},
     "search": {"simulations": int, "worlds": int, "max_ms": float, "c_puct": float,
                "temperature": float, "batch": int, "prior_temperature": float,
@@ -84,7 +107,7 @@ _SETTING = re.compile(r"^[a-z_]+=[^,=:]+(,[a-z_]+=[^,=:]+)*$")
 
 def bundled_opponents() -> list[str]:
     """Every name ``load_opponent`` takes without a path."""
-    return (["random", "heuristic"] + sorted(p.stem for p in POLICY_DIR.glob("*.pt"))
+    return (list(BY_NAME) + sorted(p.stem for p in POLICY_DIR.glob("*.pt"))
             + sorted(SEARCHES) + list(LEVELS))
 
 
@@ -119,7 +142,7 @@ def policy_file(name: str | Path) -> Path:
 
 
 def _typed(kind: str, settings: dict, spec: str) -> dict:
-    allowed = _SETTINGS[kind]
+    allowed = BY_NAME[kind].settings if kind in BY_NAME else _SETTINGS[kind]
     out = {}
     for k, v in settings.items():
         if k not in allowed:
@@ -152,11 +175,8 @@ def load_opponent(name_or_path: str | Path, difficulty: str = "hard", seed: int 
     if name in LEVELS:
         base, base_settings = split_spec(LEVELS[name][0])
         name, settings = base, {**base_settings, **settings}
-    if name == "random":
-        _typed("random", settings, spec)
-        return RandomAgent(seed)
-    if name == "heuristic":
-        return HeuristicAgent(seed, **_typed("heuristic", settings, spec))
+    if name in BY_NAME:
+        return BY_NAME[name].build(seed, **_typed(name, settings, spec))
     value = None
     if name in SEARCHES:
         name, preset = SEARCHES[name]
@@ -248,7 +268,7 @@ class OpponentLoader:
     @staticmethod
     def names() -> dict:
         """``{name: what it is}`` for every bundled name, the levels first."""
-        words = {"random": "moves at random", "heuristic": "the rule-based heuristic, greedy",
+        words = {**{name: kind.what for name, kind in BY_NAME.items()},
                  **{s: f"search over {p}" for s, (p, _) in SEARCHES.items()},
                  **{name: what for name, (_spec, what) in LEVELS.items()}}
         return {name: words.get(name, "a shipped trained policy")

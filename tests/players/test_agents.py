@@ -82,8 +82,42 @@ def test_load_opponent():
     assert {"random", "heuristic"} <= set(bundled_opponents())
     assert isinstance(load_opponent("random"), RandomAgent)
     assert isinstance(load_opponent("heuristic", seed=1), HeuristicAgent)
-    with pytest.raises(ValueError, match="no bundled opponent 'grandmaster'; known: random, "
-                                         "heuristic, nv1-ppo"):
+    # the error lists every bundled name, as bundled_opponents lists them (not today's list)
+    with pytest.raises(ValueError, match="no bundled opponent 'grandmaster'; known: ") as e:
+        load_opponent("grandmaster")
+    known = str(e.value).split("known: ", 1)[1].split(" (a policy file", 1)[0]
+    assert known.split(", ") == bundled_opponents()
+
+
+def test_every_bundled_name_is_listed_once_and_described():
+    from nivel_env import players
+    names = bundled_opponents()
+    assert len(names) == len(set(names)), names
+    described = players.names()
+    assert set(described) == set(names) and all(described.values())
+    assert list(described)[:len(players.levels())] == list(players.levels())
+
+
+def test_a_player_registered_in_by_name_is_loaded_listed_and_checked(monkeypatch):
+    """A new player built in code is one entry of ``BY_NAME``: it then loads by name and
+    with its settings, is listed by bundled_opponents, players.names and the unknown-name
+    error, and refuses a setting it does not take."""
+    from agents import opponents
+    from nivel_env import players
+
+    class Leaner(RandomAgent):
+        def __init__(self, seed=None, lean: int = 0):
+            super().__init__(seed)
+            self.lean = lean
+    monkeypatch.setitem(opponents.BY_NAME, "leaner",
+                        opponents.Kind(Leaner, {"lean": int}, "leans one way"))
+    agent = load_opponent("leaner:lean=2", seed=3)
+    assert isinstance(agent, Leaner) and agent.lean == 2
+    assert isinstance(players.load("leaner"), Leaner)
+    assert "leaner" in bundled_opponents() and players.names()["leaner"] == "leans one way"
+    with pytest.raises(ValueError, match="leaner opponents take lean, not 'depth'"):
+        load_opponent("leaner:depth=1")
+    with pytest.raises(ValueError, match="known: .*leaner"):
         load_opponent("grandmaster")
 
 

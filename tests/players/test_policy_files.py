@@ -122,7 +122,7 @@ def test_a_file_named_like_a_bundled_opponent_does_not_replace_it(tmp_path, monk
     monkeypatch.chdir(tmp_path)
     agent = load_opponent("nv1-ppo")                         # the shipped one
     assert Path(agent.path) == SHIPPED and not marker.exists()
-    with pytest.raises(ValueError, match="known: random, heuristic, nv1-ppo"):
+    with pytest.raises(ValueError, match="known: .*nv1-ppo"):
         load_opponent("nv9")
     # a path names the file, and the file is checked
     with pytest.raises(PolicyFileError, match="refused"):
