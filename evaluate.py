@@ -48,6 +48,15 @@ from nivel_env.tournaments.deck_commands import PILOT, PILOT_FALLBACK, default_p
 BOOTSTRAP = 1000           # bootstrap samples for intervals and ratings, unless --bootstrap
 
 
+def _player_names() -> str:
+    """The names a player spec may start with, as the installed player loaders list them
+    (``nivel_env.players.names``: the agents package's, no torch needed), for the help."""
+    from nivel_env import players
+    named = players.names()
+    return ("a bundled name (" + ", ".join(named).replace("%", "%%") + ")" if named
+            else "a player name")                 # no player loader is installed
+
+
 def commands() -> dict:
     """Each command's function in ``nivel_env.tournaments``: ``fn(args, runner)``."""
     from nivel_env.tournaments.agent_commands import agents_tournament
@@ -83,9 +92,9 @@ def main(argv=None, runner=None) -> int:
                         help="write every game as a replay file into DIR (python -m nivel_env "
                              "replay FILE to watch one)")
     a = sub.add_parser("agents", parents=[common], help="round robin between agents")
-    a.add_argument("agents", nargs="+", help="random, heuristic, a bundled policy, search or "
-                                             "level name, or a policy file; settings after a "
-                                             "colon (nv2-search:simulations=64)")
+    a.add_argument("agents", nargs="+", help=f"{_player_names()}, or a policy file; settings "
+                                             f"after a colon (NAME:key=value, "
+                                             f"docs/opponents.md)")
     a.add_argument("--against", nargs="+", metavar="AGENT",
                    help="a gauntlet: play each agent only against these (default: round robin)")
     a.add_argument("--decks", nargs="+", help="deck names or files (default: all bundled)")

@@ -3,9 +3,9 @@
 The human sees what their seat may see -- the same information the observation gives an
 agent -- is told what happened in plain words (``narrate``), and picks moves by number or
 by key from the legal actions; ``PlaySession`` (``session.py``) runs the game.  The
-opponent is any agent ``load_opponent`` knows (``random``, ``heuristic``, a shipped or
-trained policy file, the search agent ``nv2-search``) or a level of the difficulty ladder
-(``--level novice`` ... ``expert``).
+opponent is any player ``nivel_env.players.load`` knows (``--opponent``: the names
+``players.names()`` lists, or a trained policy file) or a level of the difficulty ladder
+(``--level``: ``players.levels()``).
 Leaving (``quit``, Ctrl-C, end of input) is a surrender, recorded like any other move, so
 every game can be saved as a replay.
 """
@@ -313,11 +313,14 @@ def add_parser(sub) -> None:
     p.add_argument("--opponent-deck", help="the opponent's deck (default: drawn from the seed)")
     LEVELS = players.levels()                       # empty without the agents package
     who = p.add_mutually_exclusive_group()
+    named = players.names()                         # empty without the agents package
     who.add_argument("--opponent", default="heuristic",
-                     help="random, heuristic, a shipped policy (e.g. nv2-ppo, needs "
-                          "torch), the search agent nv2-search, or a policy file; "
-                          "settings after a colon, e.g. nv2-search:simulations=64 "
-                          "(default: heuristic)")
+                     help=(f"a bundled player ({', '.join(named)}) ".replace("%", "%%")
+                           if named else
+                           "a player name ") +
+                          "or a policy file (trained policies and searches need torch); "
+                          "settings after a colon, NAME:key=value (docs/opponents.md; "
+                          "default: heuristic)")
     who.add_argument("--level", choices=list(LEVELS) or None,
                      help="a level of the difficulty ladder, weakest first: "
                           + "; ".join(f"{k}: {v[1]}" for k, v in LEVELS.items())

@@ -375,3 +375,49 @@ def test_without_torch_every_way_to_a_policy_says_torch_plays_it():
     assert set(said) == {"session", "load", "check", "pilot"}, run.stdout
     for where, text in said.items():
         assert PLAY_POLICIES in text and "[train]" not in text, (where, text)
+
+
+def _help(main, argv, capsys) -> str:
+    with pytest.raises(SystemExit) as e:
+        main(argv)
+    assert e.value.code == 0
+    return " ".join(capsys.readouterr().out.split())         # argparse's wrapping undone
+
+
+def test_the_help_texts_list_the_players_the_loaders_name(capsys):
+    """``evaluate.py agents --help`` and ``play --help`` list ``players.names()`` (the
+    bundled players, and one a loader adds), not names written into the help by hand."""
+    import evaluate
+    from nivel_env import players
+    from nivel_env.__main__ import main as nivel_main
+
+    class Extra:
+        def __call__(self, spec, **kw):
+            return None
+
+        @staticmethod
+        def names():
+            return {"sparring-partner": "a loader's own player"}
+    extra = players.register(Extra())
+    try:
+        for text in (_help(evaluate.main, ["agents", "--help"], capsys),
+                     _help(nivel_main, ["play", "--help"], capsys)):
+            for name in [*bundled_opponents(), "sparring-partner"]:
+                assert name + "," in text or name + ")" in text, (name, text)
+    finally:
+        players.unregister(extra)
+
+
+def test_the_help_texts_need_neither_torch_nor_sb3():
+    """With only the core install the two helps still print every bundled name."""
+    from blocked_imports import not_in_core, run_without
+    script = ("import sys, evaluate\nfrom nivel_env.__main__ import main\n"
+              "for f, a in ((evaluate.main, ['agents', '--help']), (main, ['play', '--help'])):"
+              "\n    try:\n        f(a)\n    except SystemExit as e:\n"
+              "        assert e.code == 0, e\n"
+              "assert 'torch' not in sys.modules and 'stable_baselines3' not in sys.modules\n")
+    run = run_without(not_in_core(), ["-c", script], 120)
+    assert run.returncode == 0, run.stderr[-2000:]
+    text = " ".join(run.stdout.split())
+    for name in bundled_opponents():
+        assert name + "," in text or name + ")" in text, (name, text)
