@@ -250,9 +250,10 @@ def cmd_play(args) -> int:
                     break
                 console.print("Play on.")
             elif word in ("help", "?"):
-                _page(console, primer_text() if rest.strip() == "rules" else HELP)
+                _page(console, primer_text(config=g.cfg) if rest.strip() == "rules"
+                      else HELP)
             elif word == "rules":
-                _page(console, primer_text())
+                _page(console, primer_text(config=g.cfg))          # this game's rules
             elif word in ("board", "b"):
                 console.print(board(g, human, nums=nums, why_not=True))
                 console.print(moves_table(g, legal, nums))

@@ -34,9 +34,9 @@ TUTORIAL = {"deck": "ember-rush", "opponent_deck": "stone-bastion",
 
 #: a part of the game -> its lesson, given the first time it comes up
 LESSONS = {
-    "mulligan": "Your opening hand is five cards. Once, before the game starts, you may "
-                "shuffle them all back and draw five new ones (5.1.6). A hand with a few "
-                "cheap units is worth keeping.",
+    "mulligan": "Your opening hand is the cards you drew first. Once, before the game "
+                "starts, you may shuffle them all back and draw as many new ones (5.1.6). "
+                "A hand with a few cheap units is worth keeping.",
     "main": "In your main phase you play cards. Your size is your leader's level plus the "
             "cards in your damage zone (4.7): a card's cost, plus the cost of everything "
             "already on your field, must fit in it. Your leader gains a level every turn "
@@ -173,7 +173,8 @@ def why(g, a: int) -> str:
         cheap = sum(1 for i in g.hand[p] if g.card(i).type == m.UNIT and g.card(i).cost <= 3)
         return f"Keep this hand: {cheap} of its units cost 3 or less, enough to start with."
     if a == A.MULLIGAN:
-        return "Mulligan: too few cheap units to start with; five new cards are likely better."
+        return (f"Mulligan: too few cheap units to start with; {len(g.hand[p])} new cards "
+                f"are likely better.")
     move = A.decode(a)
     if move.kind == "PLAY":
         return _why_play(g, p, move.hand_slot, move.target)

@@ -14,14 +14,18 @@ from .cards import vocab as V
 from .engine.config import RuleConfig
 
 #: (heading, paragraph) -- the game in brief, rule numbers in brackets; ``{hand_limit}``
-#: and ``{over_limit}`` are the game's RuleConfig.hand_limit and one more (``basics``)
+#: and ``{over_limit}`` are the game's RuleConfig.hand_limit and one more (``basics``).
+#: A number a RuleConfig option sets is a placeholder here, filled from the game's config;
+#: one no option sets yet (the opening hand's size) is said without it, so a variant that
+#: adds the option never leaves a wrong number in these words
 _BASICS: tuple[tuple[str, str], ...] = (
     ("Winning",
      "You win when your opponent has 10 cards in their damage zone, or must take a card "
      "from an empty deck (to draw, or to take damage), or surrenders (1.2, 9.2)."),
     ("Setting up",
-     "Each player has a leader and a 40-card deck, draws 5 and may redraw the whole hand "
-     "once. Who goes first is random (5.1)."),
+     "Each player has a leader and a 40-card deck and draws an opening hand; once, they "
+     "may shuffle the whole hand back and draw as many again. Who goes first is random "
+     "(5.1)."),
     ("A turn",
      "Level-up: your leader goes up one level, to at most 10. Draw: one card (not on the "
      "first player's first turn). Main: play cards and use Active: Main abilities. Attack: "

@@ -28,7 +28,7 @@ def action_meaning(a: int) -> str:
     there is no decision to name cards and lanes from."""
     if not 0 <= a < A.N_ACTIONS:
         return f"out of range (0..{A.N_ACTIONS - 1})"
-    fixed = {A.KEEP: "keep opening hand", A.MULLIGAN: "mulligan (redraw 5)",
+    fixed = {A.KEEP: "keep opening hand", A.MULLIGAN: "mulligan (redraw the hand)",
              A.END_MAIN: "end main phase (go to attack)", A.END_ATTACK: "end attack phase",
              A.PASS: "pass (no / decline / done choosing)", A.YES: "yes",
              A.SURRENDER: "surrender"}
@@ -52,6 +52,16 @@ def action_meaning(a: int) -> str:
     return f"pick candidate {m.pick}"
 
 
+def mulligan_name(g) -> str:
+    """The mulligan's name in ``g``: how many cards it redraws is the hand it sends back
+    (5.1.6.1), read from the game -- the opening hand is never a number written here --
+    when the decision is the mulligan; without one, said without a number."""
+    d = g.dec
+    if d is not None and d[0] == K.D_MULLIGAN:
+        return f"mulligan (redraw {len(g.hand[d[1]])})"
+    return "mulligan (redraw the hand)"
+
+
 def action_name(g, a: int) -> str:
     """Name an action id in the context of the pending decision."""
     if not 0 <= a < A.N_ACTIONS:
@@ -62,7 +72,7 @@ def action_name(g, a: int) -> str:
     if a == A.KEEP:
         return "keep opening hand"
     if a == A.MULLIGAN:
-        return "mulligan (redraw 5)"
+        return mulligan_name(g)
     if a == A.END_MAIN:
         return "end main phase (go to attack)"
     if a == A.END_ATTACK:

@@ -59,7 +59,7 @@ from .. import players
 from ..cards import CardDataError, Deck, DeckError, list_decks, load_deck
 from ..narrate import replay_seat, replay_story
 from ..difficulty import DEFAULT_DIFFICULTY, DIFFICULTIES
-from ..primer import BASICS, glossary, keyword_lines
+from ..primer import basics, glossary, keyword_lines
 from ..replay import ReplayError, parse_replay
 from ..session import (SEED_SPACE, IllegalMove, PlaySession, SetupError, default_decks,
                        tutorial)
@@ -349,7 +349,8 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
             "default_opponent": cfg.default_opponent, "difficulties": list(DIFFICULTIES)})
 
     async def rules(request: Request) -> Response:
-        return JSONResponse({"basics": [list(b) for b in BASICS],
+        """The primer under the rules this server's games are played by (``cfg.rules``)."""
+        return JSONResponse({"basics": [list(b) for b in basics(cfg.rules)],
                              "keywords": keyword_lines(), "glossary": glossary()})
 
     async def deck_list(request: Request) -> Response:
