@@ -23,7 +23,6 @@ import torch as th
 from gymnasium import spaces
 from torch import nn
 
-from nivel_env.env import card_features as cf
 from nivel_env.env import layout as E
 from nivel_env.env.layout import CARD_ROWS, LAYOUT
 
@@ -72,22 +71,16 @@ class CardRows:
     """The card rows of an observation batch, each with the columns appended for it that
     the network's layout version has: the added verbs' (``card_features.ADDED_COLUMNS``,
     blocks ``*_added``) and those of vocabulary terms added since
-    (``card_features.added_term_columns``, blocks ``*_added_terms``).  Networks of older
+    (``card_features.term_column_groups``, blocks ``*_added_terms_v<N>``), as far as the
+    network's layout version reaches (``Layout.card_row_blocks``).  Networks of older
     versions read rows of ``card_features.WIDTH``."""
 
     def __init__(self, n_obs: int):
-        self.added = LAYOUT.in_prefix("cards_added", n_obs)
-        self.terms = "cards_added_terms" in LAYOUT and LAYOUT.in_prefix("cards_added_terms",
-                                                                         n_obs)
-        self.width = cf.WIDTH + (cf.ADDED_WIDTH if self.added else 0) \
-            + (LAYOUT.block("cards_added_terms").shape[1] if self.terms else 0)
+        self.blocks = {x: LAYOUT.card_row_blocks(x, n_obs) for x in ("cards", "zones", "known")}
+        self.width = sum(LAYOUT.block(n).shape[1] for n in self.blocks["cards"])
 
     def _rows(self, obs, block: str, short: str):
-        parts = [LAYOUT.view(obs, block)]
-        if self.added:
-            parts.append(LAYOUT.view(obs, short + "_added"))
-        if self.terms:
-            parts.append(LAYOUT.view(obs, short + "_added_terms"))
+        parts = [LAYOUT.view(obs, n) for n in self.blocks[short]]
         return parts[0] if len(parts) == 1 else th.cat(parts, dim=2)
 
     def cards(self, obs):

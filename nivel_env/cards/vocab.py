@@ -13,14 +13,20 @@ keyword and verb columns are all read from ``TERMS``; the engine keys its handle
 same keys (``nivel_env.engine.keywords``, ``match.CONDITIONS``, ``verbs.HANDLERS``) and a
 test checks that every term has one.
 
-Order matters: ``TERMS`` lists the section-10 keywords in rule order, which is the order
-of the observation's keyword columns, so a new keyword goes where its rule number puts it
-(and changes the observation layout version).  Conditions and verbs go at the end; a new
-verb takes one of the observation's reserved verb slots (``card_features.ADDED_VERB_SLOTS``),
-so the layout stays as it is.
+Order matters for the text and docs: ``TERMS`` lists the section-10 keywords in rule
+order, so a new keyword goes where its rule number puts it.  The observation's columns do
+not follow it: the keywords the layout shipped with keep theirs
+(``card_features.SHIPPED``), and a keyword added since names, in ``obs_version``, the
+observation layout version that added its columns (the next one: ``LAYOUT.version + 1``,
+the last row of docs/observation.md's version table plus one); its columns go in that
+version's blocks at the end of the vector, so every earlier version's prefix stays as it
+was.  Conditions and verbs go at the end; a new verb takes one of the observation's
+reserved verb slots (``card_features.ADDED_VERB_SLOTS``), so the layout stays as it is.
 
-Adding a sub-keyword: a ``Term`` here, a hook in ``engine/keywords.py``, a test; the
-parser, the text, the docs and the observation follow.
+Adding a sub-keyword: a ``Term`` here (with ``obs_version``), a hook in
+``engine/keywords.py``, its stacking in ``engine/explain.py`` (``STACKING``: how several
+instances on one unit combine), a test; the parser, the text, the docs and the observation
+follow (regenerate docs/cards.md and docs/observation.md).
 """
 from __future__ import annotations
 
@@ -76,6 +82,9 @@ class Term:
     player: str = "you"               # verbs: the default of their ``player`` argument
     moves: bool = False               # verbs: moves cards from zone to zone, so never a
                                       # leader, which cannot leave the level zone (3.3.4)
+    # keywords (gates, sub-keywords, card properties, keyword timings)
+    obs_version: int = 0              # the observation layout version that added its
+                                      # columns (0: the shipped layout's; see above)
 
 
 # ------------------------------------------------------------------ renderers

@@ -6,6 +6,10 @@ from its items (8.6.1), granted by resolved effects and by passive abilities (a
 leader's included) -- in that order, gates already checked (``stats.refresh``).  Several
 instances of one term do not always add up: only the highest Pierce applies, while every
 Credit acts.  ``unit_keywords`` keeps the instances that act, one per effect.
+
+A new sub-keyword needs its entry in ``STACKING`` (a test fails without one), beside its
+``Term`` in ``cards/vocab.py`` and its hook in ``keywords.py`` (vocab.py's docstring has
+the steps).
 """
 from __future__ import annotations
 

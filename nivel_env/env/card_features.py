@@ -45,31 +45,46 @@ AFFILIATION_BUCKETS = 32
 class Terms:
     """The vocabulary's terms that have columns in the observation, each list in column
     order: the ones the layout shipped with first (``SHIPPED``), in their shipped order,
-    then any the vocabulary gained since, whose columns are in appended blocks."""
+    then any the vocabulary gained since, whose columns are in appended blocks, by the
+    layout version that added them (``added_in``), then vocabulary order."""
     keywords: tuple          # section-10 keywords: the card row's multi-hot
     keyword_values: tuple    # keywords whose printed value the card row shows
     gate_values: tuple       # gates whose threshold the card row shows
     subkeywords: tuple       # sub-keywords: a lane's flags (field_flags)
     value_keywords: tuple    # sub-keywords with a value in play: a lane's values
+    #: ``(name, version)``: the observation layout version that added a term's columns,
+    #: for terms the shipped layout lacks (``vocab.Term.obs_version``); a term is named as
+    #: it is in the lists above (a gate value by its gate's key)
+    added_in: tuple = ()
 
     @classmethod
     def of_vocabulary(cls, shipped: "Terms | None" = None, more: "Terms | None" = None):
         """This package's vocabulary (plus ``more``, for tests that grow it), ordered
         shipped terms first."""
+        subs, gates = vocab.SUBKEYWORDS, vocab.GATES
         found = cls(
             keywords=vocab.KEYWORD_NAMES,
             # values in play (Pierce 2), then payments (Guardian: cards to pay)
-            keyword_values=tuple(t.en for t in vocab.SUBKEYWORDS if t.value == "n")
-            + tuple(t.en for t in vocab.SUBKEYWORDS if t.value == "cost"),
-            gate_values=tuple(t.key for t in vocab.GATES if t.arg == "int"),
-            subkeywords=tuple(t.en for t in vocab.SUBKEYWORDS),
-            value_keywords=tuple(t.en for t in vocab.SUBKEYWORDS if t.value == "n"))
+            keyword_values=tuple(t.en for t in subs if t.value == "n")
+            + tuple(t.en for t in subs if t.value == "cost"),
+            gate_values=tuple(t.key for t in gates if t.arg == "int"),
+            subkeywords=tuple(t.en for t in subs),
+            value_keywords=tuple(t.en for t in subs if t.value == "n"),
+            added_in=tuple((n, vocab.BY_NAME[n].obs_version) for n in vocab.KEYWORD_NAMES
+                           if vocab.BY_NAME[n].obs_version)
+            + tuple((t.key, t.obs_version) for t in gates if t.obs_version))
         if more is not None:
-            found = cls(**{f: getattr(found, f) + getattr(more, f) for f in _TERM_FIELDS})
+            found = cls(**{f: getattr(found, f) + getattr(more, f)
+                           for f in _TERM_FIELDS + ("added_in",)})
         return found.ordered(shipped or found)
 
+    def version_of(self, name: str) -> int:
+        """The layout version that added term ``name``'s columns (0: none named)."""
+        return dict(self.added_in).get(name, 0)
+
     def ordered(self, shipped: "Terms") -> "Terms":
-        """These terms with ``shipped``'s first, in its order (each must still be here)."""
+        """These terms with ``shipped``'s first, in its order (each must still be here),
+        then the others by the version that added them."""
         out = {}
         for f in _TERM_FIELDS:
             have, old = getattr(self, f), getattr(shipped, f)
@@ -78,16 +93,26 @@ class Terms:
                 raise RuntimeError(f"card_features: the observation has {f} columns for "
                                    f"{gone}, which the vocabulary no longer has; a shipped "
                                    "policy reads those columns (keep the terms)")
-            out[f] = tuple(old) + tuple(t for t in have if t not in old)
-        return Terms(**out)
+            new = [t for t in have if t not in old]
+            out[f] = tuple(old) + tuple(sorted(new, key=self.version_of))   # stable
+        return Terms(**out, added_in=self.added_in)
 
     def added(self, shipped: "Terms") -> "Terms":
         """The terms that are not in ``shipped``: those with columns in appended blocks."""
         return Terms(**{f: tuple(t for t in getattr(self, f) if t not in getattr(shipped, f))
-                        for f in _TERM_FIELDS})
+                        for f in _TERM_FIELDS}, added_in=self.added_in)
+
+    def by_version(self, shipped: "Terms") -> tuple:
+        """``((version, Terms), ...)``: the terms not in ``shipped``, grouped by the layout
+        version that added them, in version order (version 0: a term that names none)."""
+        a = self.added(shipped)
+        versions = sorted({self.version_of(t) for f in _TERM_FIELDS for t in getattr(a, f)})
+        return tuple((v, Terms(**{f: tuple(t for t in getattr(a, f) if self.version_of(t) == v)
+                                  for f in _TERM_FIELDS}, added_in=self.added_in))
+                     for v in versions)
 
 
-_TERM_FIELDS = tuple(f.name for f in dataclasses.fields(Terms))
+_TERM_FIELDS = tuple(f.name for f in dataclasses.fields(Terms) if f.name != "added_in")
 #: the terms the layout shipped with: their columns never move
 SHIPPED = Terms(
     keywords=("Entry", "Passive", "Active", "Attacker", "Defender", "Exit", "Armed", "Frontline",
@@ -152,18 +177,30 @@ for _name, _w, _ in COLUMNS + ADDED_COLUMNS:
 del _o, _name, _w, _added
 
 
-def added_term_columns(terms: Terms = TERMS) -> tuple:
+def term_column_groups(terms: Terms = TERMS) -> tuple:
     """The card row's columns for the terms added since the row shipped (section-10
-    keywords, keyword values, gate values), as ``(name, width, meaning)``: the observation's
-    ``*_added_terms`` blocks, one row per card row; none while no term was added."""
-    a = terms.added(SHIPPED)
-    return tuple(c for c in (
-        ("added_keywords", len(a.keywords), "as keywords, for " + ", ".join(a.keywords)),
-        ("added_keyword_values", len(a.keyword_values), "as keyword_values, for "
-                                                        + ", ".join(a.keyword_values)),
-        ("added_gate_values", len(a.gate_values), "as gate_values, for "
-                                                  + ", ".join(a.gate_values)),
-    ) if c[1])
+    keywords, keyword values, gate values), grouped by the layout version that added them:
+    ``((version, ((name, width, meaning), ...)), ...)`` in version order.  Each group is
+    that version's ``*_added_terms_v<version>`` blocks, one row per card row; none while
+    no term was added."""
+    out = []
+    for v, a in terms.by_version(SHIPPED):
+        cols = tuple(c for c in (
+            ("added_keywords", len(a.keywords), "as keywords, for " + ", ".join(a.keywords)),
+            ("added_keyword_values", len(a.keyword_values), "as keyword_values, for "
+                                                            + ", ".join(a.keyword_values)),
+            ("added_gate_values", len(a.gate_values), "as gate_values, for "
+                                                      + ", ".join(a.gate_values)),
+        ) if c[1])
+        if cols:
+            out.append((v, cols))
+    return tuple(out)
+
+
+def added_term_columns(terms: Terms = TERMS) -> tuple:
+    """``term_column_groups``' columns one after another: the full row's columns past the
+    card row and its added verbs, as ``(name, width, meaning)``."""
+    return tuple(c for _, cols in term_column_groups(terms) for c in cols)
 
 
 def _term_offsets(terms: Terms) -> dict:
@@ -173,10 +210,12 @@ def _term_offsets(terms: Terms) -> dict:
                        ("gate_values", GATE_VALUES)):
         out.update({(col, t): OFFSET[col] + i for i, t in enumerate(names)})
     o = WIDTH + ADDED_WIDTH
-    for name, w, _ in added_term_columns(terms):
-        col = name[len("added_"):]
-        out.update({(col, t): o + i for i, t in enumerate(getattr(terms.added(SHIPPED), col))})
-        o += w
+    groups = dict(terms.by_version(SHIPPED))
+    for v, cols in term_column_groups(terms):
+        for name, w, _ in cols:
+            col = name[len("added_"):]
+            out.update({(col, t): o + i for i, t in enumerate(getattr(groups[v], col))})
+            o += w
     return out
 
 
@@ -277,10 +316,16 @@ class CardTable:
         #: the card rows (``WIDTH`` columns) and their added columns (``ADDED_WIDTH``)
         self.matrix = np.ascontiguousarray(full[:, :WIDTH])
         self.added = np.ascontiguousarray(full[:, WIDTH:WIDTH + ADDED_WIDTH])
-        #: the columns of terms added since the row shipped (none today)
+        #: the columns of terms added since the row shipped (none today), all of them and
+        #: one matrix per layout version that added some (``term_column_groups``' order)
         self.added_terms = np.ascontiguousarray(full[:, WIDTH + ADDED_WIDTH:])
+        self.term_groups, o = [], WIDTH + ADDED_WIDTH
+        for _v, cols in term_column_groups(terms):
+            w = sum(w for _, w, _ in cols)
+            self.term_groups.append(np.ascontiguousarray(full[:, o:o + w]))
+            o += w
         self.tenth = full * np.float32(0.1)             # zone summaries are sums / 10
-        for a in (self.matrix, self.added, self.added_terms, self.tenth):
+        for a in (self.matrix, self.added, self.added_terms, self.tenth, *self.term_groups):
             a.setflags(write=False)
         #: card index -> row of its back face (0 for cards without one)
         self.back_row = tuple(back_row)

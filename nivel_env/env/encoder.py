@@ -34,7 +34,8 @@ from ..engine.view import battle_info, decision_info, derived, effects_to_order
 from . import card_features as cf
 
 from . import layout as L
-from .layout import (CANDIDATE_FEATURES, CANDIDATE_ROWS, CARD_ROWS, FIELD_STATES,  # noqa: F401
+from .layout import (CANDIDATE_FEATURES, CANDIDATE_ROWS, CARD_ROWS, FIELD_LANES,  # noqa: F401
+                     FIELD_STATES,
                      GLOBAL_VALUES, HAND_FEATURES, HAND_ROWS, ITEM_ROWS, KNOWN_ROWS, LAYOUT, OBS_HIGH, OBS_LOW,
                      PLAYER_FLAGS, PLAYER_VALUES, ROW_CANDS, ROW_HAND, ROW_ITEMS, ROW_LEADERS,
                      ROW_REFS, ROW_UNITS, SUBKEYWORDS, VALUE_KEYWORDS, ZONES)
@@ -73,17 +74,14 @@ _SLOTS = ((0, 1, 2, 3, 4, 5), (3, 4, 5, 0, 1, 2))   # field block order for obse
 _ZONE_SOURCES = ((0, 1, 2, 3, 4, 5), (1, 0, 3, 2, 5, 4))  # zone block <- shared summary
 _HIDDEN_OWN = (K.Z_DECK,)               # hidden even from their owner
 _HIDDEN_OTHER = (K.Z_DECK, K.Z_HAND)    # hidden from the other player
-#: the blocks the encoder writes; a layout may add only these to the shipped ones
-_APPENDED = ("field_added_values", "field_added_flags", "cards_added_terms", "zones_added_terms",
-             "known_added_terms")
 
 
 class Encoder:
     """Encodes games of one card pool into one preallocated array per observer.
 
     Card rows and zone summaries change a few times a turn, while flags change every
-    step; each observer's array keeps its card block and zone block until their
-    inputs change, and only the leading flags-and-values part is cleared per call.
+    step; each observer's array keeps its card-row blocks (``Block.cached``) until their
+    inputs change, and every other block is cleared per call before it is written.
 
     ``layout`` is ``layout.LAYOUT`` unless a test replays the vocabulary growing: every
     block is written through the layout's named views and offsets.
@@ -91,7 +89,13 @@ class Encoder:
 
     def __init__(self, db, layout: L.Layout = LAYOUT):
         self.layout = lay = layout
-        unknown = [b.name for b in lay.blocks if b.name not in LAYOUT and b.name not in _APPENDED]
+        rowblocks = {x: lay.card_row_blocks(x) for x in ("cards", "zones", "known")}
+        terms = {L.term_block(k, v) for v, _ in lay.term_versions() for k in L.TERM_BLOCKS}
+        # the blocks it fills: this package's layout's (FEATURES included), and the blocks
+        # of the terms the layout's vocabulary added; cached ones only as card rows
+        unknown = [b.name for b in lay.blocks if b.name not in LAYOUT and b.name not in terms]
+        unknown += [b.name for b in lay.blocks if b.cached and not any(
+            b.name in r for r in rowblocks.values())]
         if unknown:
             raise ValueError(f"Encoder: the layout has blocks it cannot fill: {unknown}")
         self.table = cf.card_table(db, lay.terms)
@@ -99,25 +103,37 @@ class Encoder:
         self.bufs = [np.zeros(lay.size, dtype=np.float32) for _ in range(2)]
         O = self._off = lay.offsets
         view = lay.view
-        # flags and sparse values, all rewritten per call: seat .. cards, count .. cards_added,
-        # and the field blocks appended after the shipped ones (field_added_*)
-        tail = lay.block("known_added").stop
-        stop = lay.offset("cards_added_terms") if "cards_added_terms" in lay else lay.size
-        self._head = [(b[O["seat"]:O["cards"]], b[O["count"]:O["cards_added"]],
-                       b[tail:stop] if stop > tail else None) for b in self.bufs]
-        # card rows: the row, its added verbs' columns, the added terms' (when there are any)
-        self._terms = "cards_added_terms" in lay
-        more = ("_added_terms",) if self._terms else ()
-
-        def parts(b, first: str, prefix: str):
-            return (view(b, first),) + tuple(view(b, prefix + x) for x in ("_added",) + more)
-        self._cards = [parts(b, "cards", "cards")[:2] for b in self.bufs]
-        self._zones = [parts(b, "zones", "zones")[:2] for b in self.bufs]
-        self._known = [parts(b, "opponent_known_hand", "known")[:2] for b in self.bufs]
-        # the *_added_terms views (cards, zones, known) per observer, when the layout has them
-        self._term_views = [(parts(b, "cards", "cards")[2], parts(b, "zones", "zones")[2],
-                             parts(b, "opponent_known_hand", "known")[2]) if self._terms
-                            else None for b in self.bufs]
+        # every block but the cached card rows is cleared per call, then written: the runs
+        # of consecutive such blocks (today: global_values .. candidate_slots, count ..
+        # effect_step_added_verb)
+        runs: list = []
+        for blk in lay.blocks:
+            if blk.cached:
+                continue
+            if runs and runs[-1][1] == blk.offset:
+                runs[-1][1] = blk.stop
+            else:
+                runs.append([blk.offset, blk.stop])
+        self._cleared = [tuple(b[a:z] for a, z in runs) for b in self.bufs]
+        # card rows, per observer: (the table's matrix, the block it fills) for the row,
+        # its added verbs' columns and each version's added terms' columns
+        tb = self.table
+        mats = (tb.matrix, tb.added) + tuple(tb.term_groups)
+        for x, names in rowblocks.items():
+            if len(names) != len(mats):
+                raise ValueError(f"Encoder: the layout's {x} rows are in {names}, the card "
+                                 f"table has {len(mats)} matrices for them")
+        self._cards = [tuple(zip(mats, (view(b, n) for n in rowblocks["cards"])))
+                       for b in self.bufs]
+        self._known = [tuple(zip(mats, (view(b, n) for n in rowblocks["known"])))
+                       for b in self.bufs]
+        # zone sums: (block, first and last column of the full row) per part
+        bounds, o = [], 0
+        for m in mats:
+            bounds.append((o, o + m.shape[1]))
+            o += m.shape[1]
+        self._zones = [tuple((view(b, n),) + lh for n, lh in zip(rowblocks["zones"], bounds))
+                       for b in self.bufs]
         self._nvalues = O["seat"]                 # the leading block of numbers
         # ability key -> observation indices of its verbs (effect_verbs or the added block),
         # and of each step's verb (effect_step_verb or effect_step_added_verb)
@@ -136,30 +152,39 @@ class Encoder:
         self._zone_safe = int(OBS_HIGH / peak)
         # The field blocks' keyword columns, derived from the layout's vocabulary: a lane's
         # flag of a sub-keyword and its value keyword slot.  Shipped terms have columns in
-        # field_flags / field_values; terms added since in field_added_flags / _values.
+        # field_flags / field_values; terms added since in their version's
+        # field_added_flags_v<N> / field_added_values_v<N>.
         fv, ff = lay.field_values(), lay.field_flags()
         self._nfv, self._nff = len(fv), len(ff)
         self._empty_lane = [0.0] * len(fv)
         ships, shipv = lay.shipped_subkeywords, lay.shipped_value_keywords
         self._nkv = len(shipv)                                 # value slots in field_values
         self._no_values = [0.0] * self._nkv
-        self._nkv_all = len(lay.value_keywords)
-        addk = lay.added_subkeywords()
-        self._xflags = (O["field_added_flags"], len(addk)) if addk else (0, 0)
-        self._xvalues = (O["field_added_values"], self._nkv_all - self._nkv) \
-            if self._nkv_all > self._nkv else (0, 0)
         first_kw_flag = len(FIELD_STATES)
         flag_of = {k: first_kw_flag + i for i, k in enumerate(ships)}
-        added_flag_of = {k: i for i, k in enumerate(addk)}
-        value_of = {k: i for i, k in enumerate(shipv + lay.added_value_keywords())}
-        # keyword key -> (flag index in a lane of field_flags or -1, index in
-        # field_added_flags' lane or -1, value slot (field_values' then the added) or -1,
-        # its value / 5: the highest n / 5 is the highest n, / 5)
-        self._kwinfo = tuple((flag_of.get(k.name, -1), added_flag_of.get(k.name, -1),
-                              value_of.get(k.name, -1), k.n / 5) for k in db.keywords)
+        value_of = {k: i for i, k in enumerate(shipv)}
+        added_flag, added_value = {}, {}            # term -> (block offset, its lane width)
+        for v, a in lay.term_versions():
+            for names, kind, into in ((a.subkeywords, "field_added_flags", added_flag),
+                                      (a.value_keywords, "field_added_values", added_value)):
+                if names:
+                    blk = lay.block(L.term_block(kind, v))
+                    into.update({k: (blk.offset + i, blk.shape[1]) for i, k in enumerate(names)})
+        # per lane k of the field blocks: keyword key -> (flag index in a lane of
+        # field_flags or -1, observation index of its added flag or -1, value slot in
+        # field_values or -1, observation index of its added value or -1, its value / 5:
+        # the highest n / 5 is the highest n, / 5)
+        def lane_info(k: int) -> tuple:
+            out = []
+            for kw in db.keywords:
+                x, xs = added_flag.get(kw.name, (-1, 0))
+                y, ys = added_value.get(kw.name, (-1, 0))
+                out.append((flag_of.get(kw.name, -1), x + k * xs if x >= 0 else -1,
+                            value_of.get(kw.name, -1), y + k * ys if y >= 0 else -1, kw.n / 5))
+            return tuple(out)
+        self._kwinfo = tuple(lane_info(k) for k in range(FIELD_LANES))
         # what the field loop reads, in one tuple
-        self._field = (self._kwinfo, self._nff, self._empty_lane, self._no_values,
-                       self._nkv) + self._xflags + self._xvalues
+        self._field = (self._kwinfo, self._nff, self._empty_lane, self._no_values, self._nkv)
         self._defs = None
         self._rowmap: list = []
         self._costmap: list = []
@@ -205,11 +230,8 @@ class Encoder:
         rowof = self._row_of(g)
         tb = self.table
         buf = self.bufs[p]
-        head, tail, appended = self._head[p]
-        head.fill(0.0)
-        tail.fill(0.0)
-        if appended is not None:
-            appended.fill(0.0)
+        for part in self._cleared[p]:
+            part.fill(0.0)
         o = 1 - p
         rows = [0] * CARD_ROWS
         ones: list = []
@@ -319,8 +341,8 @@ class Encoder:
         for iid, _stamp in g.attacked:
             made[iid] = made.get(iid, 0) + 1
         ff = O["field_flags"]
-        kwinfo, nff, empty_lane, no_values, nkv, xf, nxf, xv, nxv = self._field
-        xmax: dict = {}                  # field_added_values index -> highest value / 5
+        kwinfos, nff, empty_lane, no_values, nkv = self._field
+        xmax: dict = {}                  # field_added_values_v* index -> highest value / 5
         pw, ht, na, kws, prohibited = dv.power, dv.hit, dv.attacks, dv.keywords, dv.prohibited
         for k, s in enumerate(_SLOTS[p]):
             u = unit[s]
@@ -351,20 +373,19 @@ class Encoder:
             kl = kws[s]
             if kl:
                 top = len(vals) - nkv
+                kwinfo = kwinfos[k]
                 for kw in kl:
-                    i, x, j, n5 = kwinfo[kw.key]
+                    i, x, j, y, n5 = kwinfo[kw.key]
                     if i >= 0:
                         ones.append(base + i)
-                    elif x >= 0:                                    # field_added_flags
-                        ones.append(xf + k * nxf + x)
+                    elif x >= 0:                                    # field_added_flags_v*
+                        ones.append(x)
                     if j >= 0:                                      # the highest value
-                        if j < nkv:
-                            if n5 > vals[top + j]:
-                                vals[top + j] = n5
-                        else:                                       # field_added_values
-                            at = xv + k * nxv + j - nkv
-                            if n5 > xmax.get(at, 0.0):
-                                xmax[at] = n5
+                        if n5 > vals[top + j]:
+                            vals[top + j] = n5
+                    elif y >= 0:                                    # field_added_values_v*
+                        if n5 > xmax.get(y, 0.0):
+                            xmax[y] = n5
         if xmax:
             vi += xmax
             vv += xmax.values()
@@ -403,34 +424,25 @@ class Encoder:
                 zlist[kq] = lst[:]
                 zver[kq] += 1
         written = self._zwritten[p]
-        zones_p, zones_added_p = self._zones[p]
-        W, WA = cf.WIDTH, cf.WIDTH + cf.ADDED_WIDTH
+        zparts = self._zones[p]
         for z, kq in enumerate(_ZONE_SOURCES[p]):
             if written[z] != zver[kq]:
                 written[z] = zver[kq]
-                zones_p[z] = zout[kq, :W]
-                zones_added_p[z] = zout[kq, W:WA]
-                if self._terms:
-                    self._term_views[p][1][z] = zout[kq, WA:]
+                for out, lo, hi in zparts:
+                    out[z] = zout[kq, lo:hi]
         # ---------------------------------------------------------------- write
         if rows != self._last_rows[p]:
             self._last_rows[p] = rows
-            cards_p, cards_added_p = self._cards[p]
-            tb.matrix.take(rows, 0, cards_p, "clip")   # 'clip' writes out unbuffered
-            tb.added.take(rows, 0, cards_added_p, "clip")
-            if self._terms:
-                tb.added_terms.take(rows, 0, self._term_views[p][0], "clip")
+            for mat, out in self._cards[p]:
+                mat.take(rows, 0, out, "clip")         # 'clip' writes out unbuffered
         known, lk = g.known[o], self._last_known[p]
         if known or lk != []:                       # None: this buffer's rows are unknown
             krows = [rowof[i] for i in known[-KNOWN_ROWS:]]
             if krows != lk:
                 self._last_known[p] = krows
                 padded = krows + [0] * (KNOWN_ROWS - len(krows))
-                known_p, known_added_p = self._known[p]
-                tb.matrix.take(padded, 0, known_p, "clip")
-                tb.added.take(padded, 0, known_added_p, "clip")
-                if self._terms:
-                    tb.added_terms.take(padded, 0, self._term_views[p][2], "clip")
+                for mat, out in self._known[p]:
+                    mat.take(padded, 0, out, "clip")
         if big:
             vals = [OBS_HIGH if v > OBS_HIGH else OBS_LOW if v < OBS_LOW else v for v in vals]
         buf[:self._nvalues] = vals
@@ -567,31 +579,43 @@ reader computes an offset by hand.
 ## Growing the observation
 
 A policy file names the layout version it was made for and reads the observation's
-prefix up to where that version ends.  So a column never moves: what is new goes in a
-block appended at the end, with the next version number.
+prefix up to where that version ends.  So nothing already in the vector ever moves or
+widens: what is new goes in blocks of the next version, N + 1, where N is the last
+version in the table below (`LAYOUT.version`: N + 1 is {LAYOUT.version + 1} today).  Every
+version's blocks come after the earlier versions' (`layout.build_layout` orders them, a
+version's term blocks before its features); a version number skipped, or one of the
+shipped layout's (1 to 3), is refused.
 
-- **A new feature**: add a `Block(name, shape, meaning, since=N + 1)` after the last
-  block in `layout.build_layout` (N is the highest version there), have the encoder
-  write it through `LAYOUT.view(buf, name)` or `LAYOUT.offset(name)`, regenerate this
-  page, and give the networks that should read it the block by name (guarded by
-  `LAYOUT.in_prefix(name, n_obs)`, so networks of earlier versions keep their inputs).
-- **A new keyword** (or gate, or sub-keyword): add its term to the card vocabulary
-  (`nivel_env/cards/vocab.py`) with its handler.  The observation's columns for terms
-  come from the vocabulary (`card_features.Terms`), the shipped ones first
+- **A new feature**: append `Block(name, shape, meaning, since=N + 1)` to
+  `layout.FEATURES`; write it in `Encoder.encode` through `O[name]`
+  (`ones.append(O[name] + i)` for a flag, `vi.append(O[name] + i)` and
+  `vv.append(value)` for a value).  The encoder clears every block but the cached card
+  rows (`Block.cached`) on every call, so a feature written only in some positions reads
+  0 in the others.  Regenerate this page, and give the networks that should read it the
+  block by name (guarded by `LAYOUT.in_prefix(name, n_obs)`, so networks of earlier
+  versions keep their inputs).
+- **A new keyword** (or gate, or sub-keyword): its `Term` in `nivel_env/cards/vocab.py`
+  with `obs_version=N + 1`, its hook in `nivel_env/engine/keywords.py` and its stacking
+  in `nivel_env/engine/explain.py` (`STACKING`).  The observation's columns for terms
+  come from the vocabulary (`card_features.Terms`): the shipped ones
   (`card_features.SHIPPED`: the card row's keywords, keyword values and gate values; a
-  lane's sub-keyword flags and value keywords), wherever the vocabulary lists them.  A
-  term added since gets its columns in blocks that appear at the end as soon as there is
-  one (version {LAYOUT.version + 1} today): `field_added_values`, `field_added_flags` (a lane's
-  value and flag), and `cards_added_terms`, `zones_added_terms`, `known_added_terms`
-  (the card row's keyword and value columns, one row per row of `cards`, `zones` and
-  `opponent_known_hand`).  Nothing to write in the encoder; regenerate this page.
+  lane's sub-keyword flags and value keywords) where they always were, and a term added
+  since in the blocks of the version it names: `field_added_values_v<N + 1>`,
+  `field_added_flags_v<N + 1>` (a lane's value and flag), and `cards_added_terms_v<N + 1>`,
+  `zones_added_terms_v<N + 1>`, `known_added_terms_v<N + 1>` (the card row's keyword and
+  value columns, one row per row of `cards`, `zones` and `opponent_known_hand`).  A term
+  added later names a later version and gets blocks of its own, so this version's never
+  widen.  A term with no columns in the shipped layout and no `obs_version` is refused
+  when the layout is built, with the number to write.  Nothing to write in the encoder;
+  regenerate this page and docs/cards.md.
 - **A new verb**: its card-row columns go in the reserved slots of the `*_added` blocks
   ({cf.ADDED_VERB_SLOTS} per group, {cf.ADDED_VERB_SLOTS - len(cf.ADDED_VERB_NAMES)} free
   today): no layout change.  Once they are full, append blocks for the further verbs
   as a new feature (raising `card_features.ADDED_VERB_SLOTS` would change the current
   version's blocks, and the policies made for it would no longer load).
-- Check: `tests/env/test_observation_layout.py` grows the vocabulary by a test keyword and
-  checks the old prefix is byte-identical and `nv2-ppo` plays the same reading it.
+- Check: `tests/env/test_observation_layout.py` grows the vocabulary by test keywords, one
+  version after another and mixed with features, and checks every earlier version's hash
+  and prefix bytes stay and `nv2-ppo` plays the same reading its prefix.
 
 Layouts and the prefixes their policies read:
 

@@ -7,13 +7,16 @@ One home for what the encoder writes, what the spaces declare and what the netwo
 
 Growing the observation (docs/observation.md, "Growing the observation"): a policy file
 names the layout version it was made for and reads the observation's prefix up to where
-that version ended.  So a new feature never moves a column: it is a new block appended at
-the end with the next version number.  The blocks below derive their width from the card
-vocabulary where it names things (keywords, sub-keywords, value keywords, gates:
-``card_features.Terms``); the columns the shipped layout gave them stay where they are
-(``card_features.SHIPPED``) and a term added to the vocabulary since gets its column in an
-appended block (``field_added_values``, ``field_added_flags``, ``*_added_terms``), present
-only when there is such a term.
+that version ended.  So nothing already there ever moves or widens: what is new goes in
+blocks of the next version (``LAYOUT.version + 1``), and every version's blocks come after
+the earlier versions'.  A new feature is a ``Block`` in ``FEATURES`` with that version.  The
+blocks derive their width from the card vocabulary where it names things (keywords,
+sub-keywords, value keywords, gates: ``card_features.Terms``); the columns the shipped
+layout gave them stay where they are (``card_features.SHIPPED``), and a term added to the
+vocabulary since names the version that added it (``vocab.Term.obs_version``): its columns
+are in that version's blocks (``field_added_values_v<N>``, ``field_added_flags_v<N>``,
+``*_added_terms_v<N>``), so a term added later goes in a later version's blocks and never
+widens an earlier one's.
 
 The layout depends on neither the card pool nor the game.
 """
@@ -124,7 +127,10 @@ class Block:
 
     ``shape`` is ``(n,)`` for a flat block, ``(rows, columns)`` for a table; ``since`` is
     the layout version that appended it (a policy made for an earlier version never reads
-    it); ``low`` / ``high`` are the bounds every value in it lies in."""
+    it); ``low`` / ``high`` are the bounds every value in it lies in.  ``cached``: the
+    encoder keeps the block between calls and rewrites it only when its inputs change (the
+    card rows and zone sums); every other block is cleared on every call before it is
+    written, so a block is never left holding an earlier position's values."""
     name: str
     shape: tuple
     meaning: str
@@ -133,6 +139,7 @@ class Block:
     low: float = OBS_LOW
     high: float = OBS_HIGH
     dtype: type = DTYPE
+    cached: bool = False
 
     @property
     def size(self) -> int:
@@ -271,12 +278,29 @@ class Layout:
         return field_flags(self.subkeywords, self.shipped_subkeywords)
 
     def added_value_keywords(self) -> tuple:
-        """Value keywords whose columns are in ``field_added_values`` (none today)."""
+        """Value keywords whose columns are in ``field_added_values_v*`` (none today)."""
         return tuple(k for k in self.value_keywords if k not in self.shipped_value_keywords)
 
     def added_subkeywords(self) -> tuple:
-        """Sub-keywords whose flags are in ``field_added_flags`` (none today)."""
+        """Sub-keywords whose flags are in ``field_added_flags_v*`` (none today)."""
         return tuple(k for k in self.subkeywords if k not in self.shipped_subkeywords)
+
+    def term_versions(self) -> tuple:
+        """``((version, Terms), ...)``: the terms added since the shipped layout, by the
+        version whose ``*_v<version>`` blocks hold their columns (none today)."""
+        return self.terms.by_version(self.shipped)
+
+    def card_row_blocks(self, rows: str, size: int | None = None) -> tuple:
+        """The blocks that together hold the card rows of ``rows`` (``cards``, ``zones``
+        or ``known``), in vector order: the row, its added verbs' columns, then each
+        version's added terms' columns -- those within the first ``size`` values (an
+        earlier version's prefix; all when None).  Concatenated along the last axis they
+        are the full rows."""
+        first = {"cards": "cards", "zones": "zones", "known": "opponent_known_hand"}[rows]
+        names = [first, rows + "_added"] + [term_block(rows + "_added_terms", v)
+                                            for v, _ in self.term_versions()]
+        n = self.size if size is None else size
+        return tuple(x for x in names if x in self and self.in_prefix(x, n))
 
 
 def field_values(value_keywords, shipped=SHIPPED_VALUE_KEYWORDS) -> tuple:
@@ -289,11 +313,12 @@ def field_flags(subkeywords, shipped=SHIPPED_SUBKEYWORDS) -> tuple:
 
 def build_layout(terms: cf.Terms = cf.TERMS, extra=(), *,
                  shipped: cf.Terms = cf.SHIPPED) -> Layout:
-    """The layout for a vocabulary's terms (``card_features.Terms``), plus ``extra`` blocks
-    (``Block``s, appended last: how a new feature is added).  The defaults are this
-    package's vocabulary and the shipped layout's columns: ``LAYOUT``.  (Tests grow
-    ``terms`` to add a term, or pass a ``shipped`` with fewer sub-keywords or value keywords
-    to replay one being added after the layout shipped; the card row's shipped columns are
+    """The layout for a vocabulary's terms (``card_features.Terms``), plus the feature
+    blocks ``FEATURES`` and ``extra`` (tests: ``Block``s of a feature being added), each
+    version's blocks after the earlier versions'.  The defaults are this package's
+    vocabulary and the shipped layout's columns: ``LAYOUT``.  (Tests grow ``terms`` to add
+    a term, or pass a ``shipped`` with fewer sub-keywords or value keywords to replay one
+    being added after the layout shipped; the card row's shipped columns are
     ``card_features.SHIPPED``'s.)"""
     terms = terms.ordered(shipped)
     value_keywords, subkeywords = terms.value_keywords, terms.subkeywords
@@ -346,15 +371,15 @@ def build_layout(terms: cf.Terms = cf.TERMS, extra=(), *,
               "card rows (card_features.COLUMNS): leaders (mine, opponent's, current face); "
               "units in my lanes 0-2 then the opponent's; their items (2 per lane); my hand "
               f"slots 0-11; attacker, defender, effect source; candidates 0-{CANDIDATE_ROWS - 1}",
-              V1),
+              V1, cached=True),
         Block("zones", (len(ZONES), cf.WIDTH), "sum of the card rows / 10 in: "
-                                               + ", ".join(ZONES), V1),
+                                               + ", ".join(ZONES), V1, cached=True),
         # ---------------------------------------- version 2: memory of the opponent's hand
         Block("opponent_known_hand", (KNOWN_ROWS, cf.WIDTH),
               "card rows of cards known to be in the opponent's hand, latest last: cards they "
               "had to reveal (3.1.7) and cards that went there from an open zone (returned "
               "from the field, salvaged from the trash); a row stays until the card leaves "
-              "their hand", V2),
+              "their hand", V2, cached=True),
         # ---------------------------------------- version 3: verbs added (1.2.5 ...)
         Block("count", (2,), "may decision that chooses a number one \"one more?\" at a time "
                              "(draw up to N, 4.4.4): chosen so far / 10, the most that may be "
@@ -368,41 +393,101 @@ def build_layout(terms: cf.Terms = cf.TERMS, extra=(), *,
         Block("cards_added", (CARD_ROWS, cf.ADDED_WIDTH), "the added columns "
                                                           "(card_features.ADDED_COLUMNS) of "
                                                           "each row of `cards`, in the same "
-                                                          "order", V3),
+                                                          "order", V3, cached=True),
         Block("zones_added", (len(ZONES), cf.ADDED_WIDTH), "the same for `zones` (sums / 10)",
-              V3),
+              V3, cached=True),
         Block("known_added", (KNOWN_ROWS, cf.ADDED_WIDTH), "the same for "
-                                                           "`opponent_known_hand`", V3),
+                                                           "`opponent_known_hand`", V3,
+              cached=True),
     ]
-    # ---------------------------------------- version 4: terms the vocabulary gained since
-    V4 = V3 + 1
-    av = tuple(k for k in value_keywords if k not in shipped_value_keywords)
-    ak = tuple(k for k in subkeywords if k not in shipped_subkeywords)
-    if av:
-        blocks.append(Block("field_added_values", (FIELD_LANES, len(av)),
-                            "as field_values, for the value keywords added since: "
-                            + _names(value_feature(k) for k in av), V4))
-    if ak:
-        blocks.append(Block("field_added_flags", (FIELD_LANES, len(ak)),
-                            "as field_flags, for the sub-keywords added since: "
-                            + _names(flag_feature(k) for k in ak), V4))
-    tw = sum(w for _, w, _ in cf.added_term_columns(terms))
+    return Layout(blocks + _grown_blocks(terms, shipped, V3, tuple(FEATURES) + tuple(extra)),
+                  terms, shipped)
+
+
+#: The blocks of the observation features added after the shipped layout, each with the
+#: layout version that added it (``Block(name, shape, meaning, since)``).  A new feature
+#: is a ``Block`` appended here with ``since`` the next version, ``LAYOUT.version + 1``
+#: (docs/observation.md, "Growing the observation"); ``build_layout`` puts every version's
+#: blocks after the earlier versions', a version's term blocks before its features.
+FEATURES: tuple = ()
+
+#: the kinds of block a layout version that added vocabulary terms has, each
+#: ``<kind>_v<version>`` (present when the version's terms need it)
+TERM_BLOCKS = ("field_added_values", "field_added_flags", "cards_added_terms",
+               "zones_added_terms", "known_added_terms")
+
+
+def term_block(kind: str, version: int) -> str:
+    """The name of version ``version``'s block of ``kind`` (``TERM_BLOCKS``)."""
+    return f"{kind}_v{version}"
+
+
+def _term_blocks(v: int, a: cf.Terms, columns: tuple) -> list:
+    """Version ``v``'s blocks for the terms it added (``a``; ``columns``: their card-row
+    columns, ``card_features.term_column_groups``)."""
+    out = []
+    if a.value_keywords:
+        out.append(Block(term_block("field_added_values", v), (FIELD_LANES, len(a.value_keywords)),
+                         "as field_values, for the value keywords this version added: "
+                         + _names(value_feature(k) for k in a.value_keywords), v))
+    if a.subkeywords:
+        out.append(Block(term_block("field_added_flags", v), (FIELD_LANES, len(a.subkeywords)),
+                         "as field_flags, for the sub-keywords this version added: "
+                         + _names(flag_feature(k) for k in a.subkeywords), v))
+    tw = sum(w for _, w, _ in columns)
     if tw:
-        cols = ", ".join(n for n, _, _ in cf.added_term_columns(terms))
-        blocks += [Block("cards_added_terms", (CARD_ROWS, tw), "the columns of the card "
-                         f"vocabulary's terms added since ({cols}) of each row of `cards`", V4),
-                   Block("zones_added_terms", (len(ZONES), tw), "the same for `zones` "
-                                                                "(sums / 10)", V4),
-                   Block("known_added_terms", (KNOWN_ROWS, tw), "the same for "
-                                                                "`opponent_known_hand`", V4)]
-    top = max(b.since for b in blocks)
-    for b in extra:
-        if b.since <= top:
+        cols = ", ".join(n for n, _, _ in columns)
+        out += [Block(term_block("cards_added_terms", v), (CARD_ROWS, tw), "the columns of the "
+                      f"card vocabulary's terms this version added ({cols}: "
+                      f"{'; '.join(m for _, _, m in columns)}) of each row of `cards`", v,
+                      cached=True),
+                Block(term_block("zones_added_terms", v), (len(ZONES), tw), "the same for "
+                      "`zones` (sums / 10)", v, cached=True),
+                Block(term_block("known_added_terms", v), (KNOWN_ROWS, tw), "the same for "
+                      "`opponent_known_hand`", v, cached=True)]
+    return out
+
+
+def _grown_blocks(terms: cf.Terms, shipped: cf.Terms, base: int, features: tuple) -> list:
+    """The blocks of every version after ``base`` (the shipped layout's last), in version
+    order: for each version, the blocks of the vocabulary terms it added, then its
+    feature blocks.  Refuses a term that names no version, a version at or below
+    ``base`` and a version number skipped."""
+    groups = terms.by_version(shipped)
+    columns = dict(cf.term_column_groups(terms))     # the card row's: always cf.SHIPPED's
+    named = [v for v, _ in groups if v] + [b.since for b in features]
+    nxt = max([base] + [v for v in named if v > base]) + 1
+    for v, a in groups:
+        names = sorted({t for f in cf._TERM_FIELDS for t in getattr(a, f)})
+        if not v:
+            raise ValueError(
+                f"observation layout: the vocabulary's term(s) {', '.join(names)} have no "
+                "columns in the shipped layout and name no layout version: write "
+                f"obs_version={nxt} in each one's Term (nivel_env/cards/vocab.py; {nxt} is "
+                f"the next version, LAYOUT.version + 1), so their columns go in version "
+                f"{nxt}'s blocks at the end (docs/observation.md, Growing the observation)")
+        if v <= base:
+            raise ValueError(
+                f"observation layout: term(s) {', '.join(names)} name layout version {v}, "
+                f"but versions up to {base} are the shipped layout's and never change: "
+                f"write obs_version={nxt} (the next version, LAYOUT.version + 1)")
+    for b in features:
+        if b.since <= base:
             raise ValueError(f"observation layout: appended block {b.name!r} must have a "
-                             f"version above {top}, got {b.since}")
-        blocks.append(b)
-        top = b.since
-    return Layout(blocks, terms, shipped)
+                             f"version above {base}, got {b.since}; the next is {nxt}")
+    versions = sorted(set(named))
+    if versions and versions != list(range(base + 1, versions[-1] + 1)):
+        missing = sorted(set(range(base + 1, versions[-1] + 1)) - set(versions))
+        raise ValueError(f"observation layout: versions {', '.join(map(str, versions))} "
+                         f"skip {', '.join(map(str, missing))}: a new version is the next "
+                         "one, LAYOUT.version + 1")
+    by_v = dict(groups)
+    out: list = []
+    for v in versions:
+        if v in by_v:
+            out += _term_blocks(v, by_v[v], columns.get(v, ()))
+        out += [b for b in features if b.since == v]
+    return out
 
 
 #: the layout of this package's vocabulary: the one the encoder writes

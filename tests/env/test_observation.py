@@ -8,6 +8,7 @@ from nivel_env.engine import const as K
 from nivel_env.engine.scenario import build
 from nivel_env.engine.view import derived
 from nivel_env.env import card_features as cf
+from nivel_env.env.layout import LAYOUT
 from nivel_env.env.encoder import (BLOCKS, CANDIDATE_FEATURES, CARD_ROWS, Encoder, FIELD_FLAGS,
                                    FIELD_VALUES, KNOWN_ROWS, LAYOUT_VERSION, OBS_SIZE, OFFSETS,
                                    PLAYER_VALUES, READABLE_LAYOUTS, ROW_CANDS, ROW_HAND,
@@ -40,7 +41,15 @@ def test_blocks_tile_the_vector():
     ends = sorted(OFFSETS.values())
     assert ends[0] == 0 and OFFSETS["zones"] + 6 * cf.WIDTH == OFFSETS["opponent_known_hand"]
     assert OFFSETS["opponent_known_hand"] + KNOWN_ROWS * cf.WIDTH == OFFSETS["count"]
-    assert OFFSETS["known_added"] + KNOWN_ROWS * cf.ADDED_WIDTH == OBS_SIZE
+    # each block starts where the one before it stops, the last stops at the end, and
+    # each version's prefix ends at the last block of that version
+    starts = [OFFSETS[n] for n, _, _ in BLOCKS]                         # vector order
+    sizes = [int(np.prod(shape)) for _, shape, _ in BLOCKS]
+    assert starts == [sum(sizes[:i]) for i in range(len(sizes))]
+    assert starts[-1] + sizes[-1] == OBS_SIZE
+    assert LAYOUT.versions[3][1] == OFFSETS["known_added"] + KNOWN_ROWS * cf.ADDED_WIDTH
+    for v, (_h, n) in LAYOUT.versions.items():
+        assert n == max(b.stop for b in LAYOUT.blocks if b.since <= v)
     assert sum(w for _, w, _ in cf.COLUMNS) == cf.WIDTH
     assert sum(w for _, w, _ in cf.ADDED_COLUMNS) == cf.ADDED_WIDTH
 
@@ -48,8 +57,10 @@ def test_blocks_tile_the_vector():
 def test_earlier_layouts_are_prefixes_that_policies_still_read():
     """The layouts the shipped policies were made for keep their version and size: the
     blocks added since sit after them."""
-    assert READABLE_LAYOUTS == {LAYOUT_VERSION: OBS_SIZE, "8ec8ba45303d": 8439,
-                                "ad1491a31dc9": 9519}
+    shipped = {"8ec8ba45303d": 8439, "ad1491a31dc9": 9519, "b33956590be7": 11097}
+    assert {h: READABLE_LAYOUTS.get(h) for h in shipped} == shipped
+    assert READABLE_LAYOUTS[LAYOUT_VERSION] == OBS_SIZE
+    assert len(READABLE_LAYOUTS) == LAYOUT.version          # one per version, all readable
     assert OFFSETS["opponent_known_hand"] == 8439 and OFFSETS["count"] == 9519
 
 
