@@ -47,11 +47,13 @@ from .heuristic import HeuristicAgent
 class Kind:
     """A player built in code, as ``BY_NAME`` lists it: ``build(seed, **settings)`` makes
     one, ``settings`` maps each setting it takes to its type (``name:key=value`` specs are
-    checked against it), ``what`` says what it is in one line (the screens' lists)."""
+    checked against it), ``what`` says what it is in one line (the screens' lists);
+    ``needs_torch``: it reads a network, so an install without torch cannot offer it."""
 
     build: Callable
     settings: dict
     what: str
+    needs_torch: bool = False
 
 
 #: the players built in code, by the bare name ``load_opponent`` takes: the one place a
@@ -273,6 +275,12 @@ class OpponentLoader:
                  **{name: what for name, (_spec, what) in LEVELS.items()}}
         return {name: words.get(name, "a shipped trained policy")
                 for name in list(LEVELS) + [n for n in bundled_opponents() if n not in LEVELS]}
+
+    @staticmethod
+    def torch_free() -> list:
+        """The bare names that play without torch: the players built in code that read no
+        network (every policy and search does)."""
+        return [name for name, kind in BY_NAME.items() if not kind.needs_torch]
 
 
 #: the loader ``nivel_env.players`` finds (entry point group ``nivel_env.players``)

@@ -279,7 +279,17 @@ def names() -> dict:
     return out
 
 
+def torch_free() -> set:
+    """The bare names of players that run without torch, from the loaders that say so (a
+    ``torch_free()`` method): a screen offers the others only where torch is installed."""
+    out: set = set()
+    for loader in loaders():
+        if callable(getattr(loader, "torch_free", None)):
+            out.update(loader.torch_free())
+    return out
+
+
 __all__ = ["DEFAULT_LOADER", "ENTRY_POINT_GROUP", "MAX_FILE_BYTES", "PLAY_THINK_SECONDS",
            "Player", "RandomAgent", "UnknownPlayer", "ask", "ask_batch", "label_of",
            "levels", "load", "loaders", "names", "reads_game", "reads_observation",
-           "register", "reseed", "unregister"]
+           "register", "reseed", "torch_free", "unregister"]

@@ -158,11 +158,12 @@ def default_opponents() -> dict:
 
 
 def needs_torch(spec: str) -> bool:
-    """Whether an opponent is a trained policy or searches over one (it needs torch)."""
+    """Whether an opponent needs torch: anything but the players their loader names as
+    torch-free (``players.torch_free``) -- trained policies and searches over one."""
     base = spec.split(":")[0]
     levels = players.levels()
     base = levels[base][0].split(":")[0] if base in levels else base
-    return base not in ("random", "heuristic")
+    return base not in players.torch_free()
 
 
 def _client(request: Request) -> str:

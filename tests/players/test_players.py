@@ -219,3 +219,20 @@ def test_a_batch_refuses_what_the_aec_env_refuses_and_moves_nothing(bad, says):
             aec.step(bad)
         tail = str(a.value).split(": ", 1)[1]
         assert tail in str(e.value)
+
+
+def test_the_screens_learn_which_players_need_torch_from_the_loader():
+    """A player built in code that reads no network is offered without torch; the browser
+    asks ``players.torch_free`` instead of naming random and heuristic itself."""
+    from agents.opponents import BY_NAME, Kind
+    from nivel_env.web.app import needs_torch
+    assert {"random", "heuristic"} <= players.torch_free()
+    assert not needs_torch("heuristic:random_share=0.2") and needs_torch("nv2-ppo")
+    assert needs_torch("expert")                      # a level is read through its spec
+    BY_NAME["rusher"] = Kind(BY_NAME["random"].build, {}, "rushes")
+    try:
+        assert not needs_torch("rusher")
+        BY_NAME["rusher"] = Kind(BY_NAME["random"].build, {}, "a net", needs_torch=True)
+        assert needs_torch("rusher")
+    finally:
+        del BY_NAME["rusher"]
