@@ -1,10 +1,13 @@
 """Engine, raw_env and encoder speed of this working tree against another commit, interleaved.
 
 A refactor must not make the hot paths slower, and a shared 2-core machine drifts by more
-than the effect being measured, so the two trees are measured turn about in the same run:
-round r runs the base then the tree (odd rounds the other way round), each in its own fresh
-process importing its own copy of the package, and every figure is CPU time
-(``time.process_time``) so a busy neighbour slows both alike.  Reports medians, the spread
+than the effect being measured, so the two trees are measured turn about in one process
+pinned to one core: both copies of the package are imported side by side (each tree's
+modules swapped into ``sys.modules`` in turn), round r runs the base then the tree (odd
+rounds the other way round) on the same seeds, and every figure is CPU time
+(``time.process_time``) so a busy neighbour slows both alike.  (Separate processes per
+tree were tried first: their figures moved by 5% between runs of the same code, with hash
+seeds and memory layouts of their own.)  Reports medians, the spread
 (min-max over rounds) and two ratios (tree / base): of the medians, and the median of the
 per-round ratios (the paired one, steadier under drift).
 
@@ -20,97 +23,97 @@ Figures (higher is better for the rates, lower for the encoder's µs):
 from __future__ import annotations
 
 import argparse
-import json
+import importlib
 import os
+import random
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
-# Runs inside each tree; only the public API both commits have.
-CHILD = r"""
-import json, random, sys, time
-import nivel_env
-assert nivel_env.__file__.startswith(sys.argv[1]), (nivel_env.__file__, sys.argv[1])
-from nivel_env.cards import load_deck
-from nivel_env.engine import new_game
-from nivel_env.env.encoder import Encoder
-from nivel_env.nivel_arena_v0 import raw_env
-games, steps = int(sys.argv[2]), int(sys.argv[3])
-d0, d1 = load_deck("ember-rush"), load_deck("stone-bastion")
-cpu = time.process_time
-out = {}
+def load(tree: Path) -> dict:
+    """Import ``tree``'s own ``nivel_env`` (dropping any other tree's modules first) and
+    warm it up, so that the modules its functions import later come from the same tree."""
+    for k in [k for k in sys.modules if k == "nivel_env" or k.startswith("nivel_env.")]:
+        del sys.modules[k]
+    sys.path.insert(0, str(tree))
+    try:
+        mods = {n: importlib.import_module(n) for n in
+                ("nivel_env", "nivel_env.cards", "nivel_env.engine", "nivel_env.env.encoder",
+                 "nivel_env.env.aec")}
+        assert mods["nivel_env"].__file__.startswith(str(tree)), mods["nivel_env"].__file__
+        mods["decks"] = (mods["nivel_env.cards"].load_deck("ember-rush"),
+                         mods["nivel_env.cards"].load_deck("stone-bastion"))
+        measure(mods, games=2, steps=200)
+    finally:
+        sys.path.remove(str(tree))
+    return mods
 
-n, mids, kept = 0, [], []
-t = cpu()
-for seed in range(games):
-    g = new_game(d0, d1, seed=seed)
-    r = random.Random(seed)
-    k = 0
-    while not g.is_terminal():
-        legal = g.legal_actions()
-        g.apply_action(legal[r.randrange(len(legal))])
-        k += 1
-        if k == 60:
-            mids.append(g.clone())
-        if k % 7 == 0 and len(kept) < 400:
-            kept.append(g.clone())
-    n += k
-out["engine"] = n / (cpu() - t)
 
-t, reps = cpu(), 0
-while cpu() - t < 0.4:                      # at least 0.4 s of CPU per figure
-    for g in mids:
-        g.clone()
-    reps += 1
-out["clone"] = (cpu() - t) / (reps * len(mids)) * 1e6
+def measure(mods: dict, games: int, steps: int, seed0: int = 0) -> dict:
+    """One round of every figure with one tree's modules (only the public API both commits
+    have): CPU time, so a busy neighbour slows both trees alike."""
+    new_game, Encoder = mods["nivel_env.engine"].new_game, mods["nivel_env.env.encoder"].Encoder
+    d0, d1 = mods["decks"]
+    cpu = time.process_time
+    out = {}
+    n, mids, kept = 0, [], []
+    t = cpu()
+    for seed in range(seed0, seed0 + games):
+        g = new_game(d0, d1, seed=seed)
+        r = random.Random(seed)
+        k = 0
+        while not g.is_terminal():
+            legal = g.legal_actions()
+            g.apply_action(legal[r.randrange(len(legal))])
+            k += 1
+            if k == 60:
+                mids.append(g.clone())
+            if k % 7 == 0 and len(kept) < 400:
+                kept.append(g.clone())
+        n += k
+    out["engine"] = n / (cpu() - t)
+    t, reps = cpu(), 0
+    while cpu() - t < 0.3:                         # at least 0.3 s of CPU per figure
+        for g in mids:
+            g.clone()
+        reps += 1
+    out["clone"] = (cpu() - t) / (reps * max(1, len(mids))) * 1e6
+    enc = Encoder(kept[0].db)
+    live = [(g, g.legal_actions()) for g in kept if not g.is_terminal()]
+    t, reps = cpu(), 0
+    while cpu() - t < 0.3:                         # positions of many games in turn: the
+        for g, legal in live:                      # encoder's caches start cold each time
+            enc.encode(g, 0, legal)
+            enc.encode(g, 1, legal)
+        reps += 1
+    out["encoder"] = (cpu() - t) / (reps * 2 * len(live)) * 1e6
+    e = mods["nivel_env.env.aec"].raw_env()
+    r = random.Random(seed0)
+    e.reset(seed=seed0)
+    n = 0
+    t = cpu()
+    while n < steps:
+        for _agent in e.agent_iter():
+            obs, _rw, term, trunc, _i = e.last()
+            if term or trunc:
+                e.step(None)
+                continue
+            legal = obs["action_mask"].nonzero()[0]
+            e.step(int(legal[r.randrange(len(legal))]))
+            n += 1
+        e.reset()
+    out["raw_env"] = n / (cpu() - t)
+    return out
 
-enc = Encoder(kept[0].db)
-live = [(g, g.legal_actions()) for g in kept if not g.is_terminal()]
-t, reps = cpu(), 0
-while cpu() - t < 0.4:
-    for g, legal in live:
-        enc.encode(g, 0, legal)
-        enc.encode(g, 1, legal)
-    reps += 1
-out["encoder"] = (cpu() - t) / (reps * 2 * len(live)) * 1e6
-
-e = raw_env()
-r = random.Random(0)
-e.reset(seed=0)
-n = 0
-t = cpu()
-while n < steps:
-    for agent in e.agent_iter():
-        obs, _rw, term, trunc, _i = e.last()
-        if term or trunc:
-            e.step(None)
-            continue
-        legal = obs["action_mask"].nonzero()[0]
-        e.step(int(legal[r.randrange(len(legal))]))
-        n += 1
-    e.reset()
-out["raw_env"] = n / (cpu() - t)
-print(json.dumps(out))
-"""
 
 HIGHER_IS_BETTER = {"engine": True, "clone": False, "raw_env": True, "encoder": False}
 UNITS = {"engine": "decisions/s", "clone": "µs", "raw_env": "steps/s", "encoder": "µs/obs"}
-
-
-def measure(tree: Path, games: int, steps: int, pin: bool) -> dict:
-    env = dict(os.environ, PYTHONPATH=str(tree), OMP_NUM_THREADS="1")
-    cmd = [sys.executable, "-c", CHILD, str(tree), str(games), str(steps)]
-    if pin and shutil.which("taskset"):
-        cmd = ["taskset", "-c", "0"] + cmd
-    done = subprocess.run(cmd, cwd=tree, env=env, capture_output=True, text=True)
-    if done.returncode:
-        raise SystemExit(f"measuring {tree} failed:\n{done.stderr[-3000:]}")
-    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def report(base_runs: list[dict], tree_runs: list[dict], base: str) -> list[str]:
@@ -142,7 +145,7 @@ def main(argv=None) -> int:
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--games", type=int, default=60, help="engine games per round")
     ap.add_argument("--steps", type=int, default=8000, help="raw_env steps per round")
-    ap.add_argument("--no-pin", action="store_true", help="don't pin to core 0 (taskset)")
+    ap.add_argument("--no-pin", action="store_true", help="don't pin to one core")
     args = ap.parse_args(argv)
     tree = Path(args.tree).resolve()
     work = Path(tempfile.mkdtemp(prefix="nivel-base-"))
@@ -152,12 +155,14 @@ def main(argv=None) -> int:
     try:
         commit = subprocess.run(["git", "-C", str(base_tree), "rev-parse", "--short", "HEAD"],
                                 capture_output=True, text=True, check=True).stdout.strip()
-        base_runs, tree_runs = [], []
+        if not args.no_pin and hasattr(os, "sched_setaffinity"):
+            os.sched_setaffinity(0, {max(os.sched_getaffinity(0))})   # one core, both trees
+        sides = [(load(base_tree), []), (load(tree), [])]
         for r in range(args.rounds):
-            order = [(base_tree, base_runs), (tree, tree_runs)]
-            for where, runs in (order if r % 2 == 0 else order[::-1]):
-                runs.append(measure(where, args.games, args.steps, not args.no_pin))
+            for mods, runs in (sides if r % 2 == 0 else sides[::-1]):
+                runs.append(measure(mods, args.games, args.steps, seed0=r * args.games))
             print(f"round {r + 1}/{args.rounds} done", file=sys.stderr, flush=True)
+        base_runs, tree_runs = sides[0][1], sides[1][1]
         print("\n".join(report(base_runs, tree_runs, commit)))
     finally:
         subprocess.run(["git", "-C", str(tree), "worktree", "remove", "--force", str(base_tree)],
