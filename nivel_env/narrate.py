@@ -368,12 +368,17 @@ class Narrator:
                f"{self.name(e.card)} goes to the damage zone ({e.total}/10)"
         if not e.trigger:
             return line
-        c = self.g.db.get(e.card)                 # its trigger effect resolves now (4.5.4.3)
-        self.cause.append(c.name)                 # (until effect_end)
+        c = self.g.db.get(e.card)                 # its trigger effect resolves next (4.5.4.3)
         said = [x[len("[Trigger] "):] for x in c.text.splitlines()
                 if x.startswith("[Trigger] ")]
         return f"{line} — a Trigger! {c.name}: {said[0] if said else 'its trigger effect.'}" \
                f" Any damage still to come from this hit is cancelled."
+
+    def trigger(self, e: ev.Trigger) -> None:
+        """4.5.4.3: the trigger effect the damage line announced resolves now: it is the
+        cause of the events until its effect_end (the line is the damage line's)."""
+        self.cause.append(self.g.db.get(e.card).name)
+        return None
 
     def damage_window(self, e: ev.DamageWindow) -> str:
         """4.5.2: damage occurred and effects waiting for it resolve before any card is

@@ -18,7 +18,7 @@ from .cards import model as m
 from .cards.yamlio import read_text
 from .engine import IllegalActionError, RuleConfig, new_game
 from .engine import const as K
-from .engine.events import EVENT_VERSION
+from .engine.events import EVENT_VERSION, to_dicts
 
 FORMAT = 1
 
@@ -37,7 +37,7 @@ class ReplayError(ValueError):
 def _norm(events: list, version: int = EVENT_VERSION) -> list:
     """Event records as they read back from JSON (tuples become lists), written as event
     format ``version`` (``engine/events.py``: an older replay is checked as it was written)."""
-    return json.loads(json.dumps([e.to_dict(version) for e in events]))
+    return json.loads(json.dumps(to_dicts(events, version)))
 
 
 class ReplayRecorder:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ..cards import model as m
 from . import const as K
-from .events import Attack, Battle, BattleEnd, Damage, DeckOut, Defend, Guardian
+from .events import Attack, Battle, BattleEnd, Damage, DeckOut, Defend, Guardian, Trigger
 from .damage_window import damage_occurs
 from .effects import push_frame
 from .hooks import (ACTION_DONE, ATTACK_DECLARED, BATTLE_STEP, BATTLE_WON, CAN_DEFEND,
@@ -299,6 +299,7 @@ def run_damage(g, t: tuple) -> None:
         h(g, "damage", p, 1)
     if c.trigger_ability is not None:                               # 4.5.4.3
         g.stack.append((K.T_DAMAGE_CHECK, p, 0))
+        g.log.append(Trigger(p, c.id, iid, c.trigger_ability.key))         # 4.5.4.3
         push_frame(g, p, iid, c.trigger_ability)
     else:
         g.stack.append((K.T_DAMAGE_CHECK, p, n))

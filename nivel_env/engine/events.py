@@ -18,6 +18,11 @@ a field left out where its class says it is "not recorded": ``_omit``), and
   payment (``Guardian.payment``, ``Trash.pays``) and a discard an effect makes
   (``Discard.reason == "effect"``).  ``to_dict(version=1)`` writes an event as version 1
   did, so a replay recorded then still checks.
+* 3 -- a trigger's cause: a ``trigger`` record (``Trigger``, 4.5.4.3) opens the events of
+  a damage trigger's effect as ``effect`` opens another automatic ability's.  A kind says
+  the version that added it (``_event(kind, added=3)``, ``Event.added``); ``to_dicts(events,
+  version)`` leaves out the records of kinds newer than ``version``, so a replay recorded
+  at version 2 or 1 still checks.
 
 Records are values: the engine never changes one after it is logged (``Game.clone`` shares
 them between games).  They are plain slotted dataclasses rather than frozen ones because
@@ -33,7 +38,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar
 
-EVENT_VERSION = 2
+EVENT_VERSION = 3
 
 #: kind -> record class
 EVENTS: dict[str, type["Event"]] = {}
@@ -47,12 +52,19 @@ class Event:
     """Base of every event record (see the module docstring)."""
     __slots__ = ()
     kind: ClassVar[str] = ""
+    #: the ``EVENT_VERSION`` that added this kind (an older version writes no such record)
+    added: ClassVar[int] = 1
     #: (attribute, JSON key, value meaning "not recorded" or _ABSENT, version that added it)
     _spec: ClassVar[tuple] = ()
     _names: ClassVar[dict] = {}            # JSON key -> attribute
 
     def to_dict(self, version: int = EVENT_VERSION) -> dict[str, Any]:
-        """The event as a JSON object, as event format ``version`` writes it."""
+        """The event as a JSON object, as event format ``version`` writes it (an error for
+        a kind that ``version`` did not have: ``to_dicts`` leaves such records out)."""
+        if version < self.added:
+            raise ValueError(f"event kind {self.kind!r} was added in event format "
+                             f"{self.added}; format {version} has no such record "
+                             f"(write lists with events.to_dicts)")
         d = {"type": self.kind}
         for name, key, omit, since in self._spec:
             v = getattr(self, name)
@@ -71,16 +83,27 @@ class Event:
         where a change was more than an added field."""
 
 
-def _event(kind: str, omit: dict | None = None, since: dict | None = None):
+def to_dicts(events, version: int = EVENT_VERSION) -> list[dict[str, Any]]:
+    """``events`` as event format ``version`` writes a list of them: each record's
+    ``to_dict(version)``, leaving out the records of a kind added after ``version``."""
+    return [e.to_dict(version) for e in events if e.added <= version]
+
+
+def _event(kind: str, omit: dict | None = None, since: dict | None = None,
+           added: int = 1):
     """Register a record class for ``kind``: ``omit`` maps a field to the value that means
     "not recorded" (left out of ``to_dict``; by default None for a field whose default is
     None, and for ``card``/``iid``, which a seat's view may withhold), ``since`` a field
-    to the ``EVENT_VERSION`` that added it."""
+    to the ``EVENT_VERSION`` that added it, ``added`` the version that added the kind."""
+    if not 1 <= added <= EVENT_VERSION:
+        raise ValueError(f"event kind {kind!r}: added={added}, but EVENT_VERSION is "
+                         f"{EVENT_VERSION} (raise it, and say what changed in events.py)")
     omit, since = omit or {}, since or {}
 
     def wrap(cls):
         cls = dataclass(slots=True)(cls)
         cls.kind = kind
+        cls.added = added
         spec = []
         for f in fields(cls):
             o = omit.get(f.name, None if f.name in ("card", "iid") or f.default is None
@@ -374,6 +397,17 @@ class Effect(Event):
     when: str
 
 
+@_event("trigger", added=3)
+class Trigger(Event):
+    """4.5.4.3: the trigger ability (``ability``) of ``card`` (``iid``), which damage just
+    put into ``player``'s damage zone face up, starts to resolve; its events follow until
+    the ``effect_end`` of the same ability (the cause of what they do)."""
+    player: int
+    card: str
+    iid: int
+    ability: int
+
+
 @_event("effect_end")
 class EffectEnd(Event):
     """``ability`` of ``player``'s ``card`` finished resolving."""
@@ -594,5 +628,5 @@ class Scale(Event):
     until: Any
 
 
-__all__ = ["EVENTS", "EVENT_VERSION", "Event", "event_from_dict"] + \
+__all__ = ["EVENTS", "EVENT_VERSION", "Event", "event_from_dict", "to_dicts"] + \
     [c.__name__ for c in EVENTS.values()]

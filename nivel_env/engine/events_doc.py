@@ -31,7 +31,11 @@ The event format is version {EVENT_VERSION} (`EVENT_VERSION`); a replay's header
 it as `event_version`, and a replay without one is version 1 and is checked as version 1
 wrote its events ([replays.md](replays.md)). Version 2 added the reasons the narration used
 to work out for itself: `guardian.payment`, `trash.pays`, and `discard.reason` `"effect"`
-for an effect's discard (before, such a discard had no `reason`).
+for an effect's discard (before, such a discard had no `reason`). Version 3 added a
+trigger's cause: the `trigger` record opens the events of a damage trigger's effect (4.5.4.3)
+as `effect` opens another automatic ability's, up to the `effect_end` of the same ability.
+A kind added in a version is left out of the events written as an older version
+(`events.to_dicts(events, version)`), so an older replay still checks.
 
 `iid` is a card instance (`player * PER + position`, stable for the whole game), `card` a
 card id, `player` a seat (0 or 1), `ability` a key into the card pool's abilities.
@@ -55,6 +59,8 @@ def _fields(cls) -> str:
 
 def _doc(cls) -> str:
     text = " ".join((cls.__doc__ or "").split())
+    if cls.added > 1:
+        text += f" (From version {cls.added}.)"
     return re.sub(r"``([^`]+)``", r"`\1`", text).replace("|", "/")
 
 

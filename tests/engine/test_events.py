@@ -10,8 +10,10 @@ from test_rules_combat import OPP, attack
 
 from nivel_env.cards import load_deck
 from nivel_env.engine import actions as A, new_game
-from nivel_env.engine.events import (EVENT_VERSION, EVENTS, Discard, Event, Guardian, Trash,
-                                     event_from_dict)
+from nivel_env.engine.events import (EVENT_VERSION, EVENTS, Damage, Discard, Draw, EffectEnd,
+                                     Event, Guardian, Trash, Trigger, event_from_dict,
+                                     to_dicts)
+from nivel_env.engine.hidden import seat_event
 from nivel_env.narrate import Narrator
 from nivel_env.replay import ReplayError, load_replay, parse_replay, record_game
 
@@ -144,6 +146,64 @@ def test_new_replays_record_the_event_version(tmp_path):
     head["event_version"] = EVENT_VERSION
     with pytest.raises(ReplayError, match="events differ"):
         parse_replay("\n".join([json.dumps(head)] + old[1:]))
+
+
+def test_a_damage_trigger_records_its_cause_up_to_its_effect_end(db):
+    """4.5.4.3: the damage record, then a trigger record naming the card and its trigger
+    ability, then the ability's events (Wave Caller: draw 1), then its effect_end."""
+    g = make(db, P(units=["T-006"]), P(OPP, deck=["T-026"] + ["T-022"] * 5))
+    start = len(g.events)
+    attack(g, "Berserk Brute")
+    new = g.events[start:]
+    i = next(k for k, e in enumerate(new) if isinstance(e, Damage) and e.trigger)
+    dmg, trig = new[i], new[i + 1]
+    assert isinstance(trig, Trigger) and (trig.player, trig.card, trig.iid) == \
+        (dmg.player, dmg.card, dmg.iid) == (1, "T-026", dmg.iid)
+    assert trig.ability == g.db.get("T-026").trigger_ability.key
+    j = next(k for k, e in enumerate(new) if isinstance(e, EffectEnd) and k > i)
+    assert (new[j].player, new[j].card, new[j].ability) == (1, "T-026", trig.ability)
+    assert any(isinstance(e, Draw) and e.player == 1 for e in new[i + 2:j])
+    # the card is face up in the damage zone: both seats read the record in full
+    assert seat_event(trig, 0) == seat_event(trig, 1) == trig
+    n = Narrator(g, 0)
+    assert n.trigger(trig) is None and n.cause == [g.db.get("T-026").name]
+
+
+def _trigger_game():
+    for seed in range(20):
+        g, acts = _random_game("dawn-ascent", "veil-piercers", seed)
+        if any(isinstance(e, Trigger) for e in g.events):
+            return acts, seed
+    raise AssertionError("no damage trigger in 20 random games")
+
+
+def test_a_kind_newer_than_the_version_is_left_out_when_writing_it():
+    e = Trigger(1, "T-026", 47, 5)
+    assert Trigger.added == 3 and to_dicts([e], 3) == [e.to_dict()]
+    assert to_dicts([e, Draw(1, 1)], 2) == [{"type": "draw", "player": 1, "count": 1}]
+    with pytest.raises(ValueError, match="added in event format 3"):
+        e.to_dict(version=2)
+
+
+def test_a_replay_recorded_at_event_version_2_still_verifies():
+    """A replay written before the trigger record (format 2): the same game with its
+    header saying 2 and no trigger records loads and checks; format 3 holds them."""
+    acts, seed = _trigger_game()
+    lines = record_game(load_deck("dawn-ascent"), load_deck("veil-piercers"), seed,
+                        acts).lines()
+    rows = [json.loads(x) for x in lines]
+    assert EVENT_VERSION == 3 and rows[0]["event_version"] == 3
+    assert any(e["type"] == "trigger" for r in rows for e in r.get("events", ()))
+    assert parse_replay("\n".join(lines)).result is not None
+    rows[0]["event_version"] = 2
+    with pytest.raises(ReplayError, match="events differ"):   # 2 had no such records
+        parse_replay("\n".join(json.dumps(r) for r in rows))
+    for r in rows:
+        if "events" in r:
+            r["events"] = [e for e in r["events"] if e["type"] != "trigger"]
+    rep = parse_replay("\n".join(json.dumps(r) for r in rows))
+    assert rep.result is not None and rep.actions == acts
+    assert any(isinstance(e, Trigger) for e in rep.games[-1].events)   # the engine's own
 
 
 def test_docs_events_md_is_generated_from_the_records():

@@ -116,13 +116,15 @@ def test_a_trigger_says_what_it_does_and_becomes_the_cause():
     for seed in range(6):
         g = _random_game("ember-rush", "anvil-guild", seed)
         n = Narrator(g, 0)
-        for e in g.events:
+        for prev, e in zip([None] + g.events, g.events):
             line = n.line(e)
             if e.kind == "damage" and e.trigger:
                 seen += 1
                 text = [x for x in db.get(e.card).text.splitlines()
                         if x.startswith("[Trigger] ")][0][len("[Trigger] "):]
                 assert f"a Trigger! {db.get(e.card).name}: {text}" in line
+            if e.kind == "trigger":       # the cause from its record until its effect_end
+                assert prev.kind == "damage" and prev.trigger and line is None
                 assert n.cause and n.cause[-1] == db.get(e.card).name
     assert seen > 3
 
