@@ -43,6 +43,7 @@ import argparse
 import os
 import sys
 
+from nivel_env.threads import passive_waiting
 from nivel_env.tournaments.deck_commands import PILOT, PILOT_FALLBACK, default_pilot
 
 BOOTSTRAP = 1000           # bootstrap samples for intervals and ratings, unless --bootstrap
@@ -71,6 +72,7 @@ def main(argv=None, runner=None) -> int:
     (``--ray``), or on ``runner`` when given (a ``nivel_env.tournaments.runner.Runner``
     already started: benchmarks/ray_overhead.py times Ray's start apart)."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    passive_waiting()        # before torch loads (workers inherit it): idle threads sleep
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter,
                                  epilog="\n".join(__doc__.splitlines()[2:]))

@@ -36,6 +36,7 @@ import sys
 
 from agents.train_progress import parse_every
 from agents.training_pool import DEFAULT_POOL
+from nivel_env.threads import passive_waiting
 
 
 def every(text: str) -> tuple[str, float]:
@@ -153,6 +154,7 @@ def parse_args(argv=None):
 
 def main(argv=None) -> int:
     """The command: its arguments, then the run (``agents.training.train``)."""
+    passive_waiting()                # before torch loads: idle OpenMP threads sleep, not spin
     _, args = parse_args(argv)
     try:
         from agents.training import train

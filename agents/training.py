@@ -30,6 +30,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.logger import TensorBoardOutputFormat
 from stable_baselines3.common.vec_env import VecMonitor
 
+from nivel_env import threads
 from nivel_env.cards import DeckError, list_decks, load_deck
 from nivel_env.env.vector_sb3 import SelfPlayVecEnv
 from nivel_env.env.vector_workers import WorkerSelfPlayVecEnv
@@ -64,8 +65,8 @@ def train(args, command: str) -> int:
     except SetupError as e:
         print(f"train.py: {e}", file=sys.stderr)
         return 2
-    print(f"device: {device} ({where}), torch threads: {th.get_num_threads()}, "
-          f"games together: {args.envs}, network: {args.net}")
+    print(f"device: {device} ({where}), torch threads: {th.get_num_threads()} "
+          f"({threads.describe()}), games together: {args.envs}, network: {args.net}")
     (out / "snapshots").mkdir(parents=True, exist_ok=True)
     (out / "checkpoints").mkdir(parents=True, exist_ok=True)
     pool = Pool(args.pool, args.seed, args.max_snapshots, args.snapshot_draw)
@@ -164,6 +165,7 @@ def finish(run: Run, interrupted: bool, device: str, where: str, names, command:
         "ppo": {"n_steps": args.n_steps, "batch_size": args.batch_size,
                 "epochs": args.epochs, "lr": args.lr or DEFAULT_LR, "lr_end": args.lr_end},
         "device": f"{device} ({where})", "torch_threads": th.get_num_threads(),
+        "omp_wait_policy": os.environ.get(threads.VARIABLE),
         "wall_seconds": round(wall, 1),
         "steps_per_second": round((model.num_timesteps - run.start_steps) / wall, 1)
         if wall else None,
