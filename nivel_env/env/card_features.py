@@ -325,7 +325,12 @@ class CardTable:
             self.term_groups.append(np.ascontiguousarray(full[:, o:o + w]))
             o += w
         self.tenth = full * np.float32(0.1)             # zone summaries are sums / 10
-        for a in (self.matrix, self.added, self.added_terms, self.tenth, *self.term_groups):
+        #: every column of every row (the card row, its added verbs' columns, then each
+        #: version's added terms'): the compact observation's card table, which its
+        #: indices point into (``env.card_table()``)
+        self.full = np.ascontiguousarray(full, dtype=np.float32)
+        for a in (self.matrix, self.added, self.added_terms, self.tenth, self.full,
+                  *self.term_groups):
             a.setflags(write=False)
         #: card index -> row of its back face (0 for cards without one)
         self.back_row = tuple(back_row)

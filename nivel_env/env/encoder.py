@@ -89,20 +89,10 @@ class Encoder:
 
     def __init__(self, db, layout: L.Layout = LAYOUT):
         self.layout = lay = layout
-        rowblocks = {x: lay.card_row_blocks(x) for x in ("cards", "zones", "known")}
-        terms = {L.term_block(k, v) for v, _ in lay.term_versions() for k in L.TERM_BLOCKS}
-        # the blocks it fills: this package's layout's (FEATURES included), and the blocks
-        # of the terms the layout's vocabulary added; cached ones only as card rows
-        unknown = [b.name for b in lay.blocks if b.name not in LAYOUT and b.name not in terms]
-        unknown += [b.name for b in lay.blocks if b.cached and not any(
-            b.name in r for r in rowblocks.values())]
-        if unknown:
-            raise ValueError(f"Encoder: the layout has blocks it cannot fill: {unknown}")
         self.table = cf.card_table(db, lay.terms)
         self.db = db
         self.bufs = [np.zeros(lay.size, dtype=np.float32) for _ in range(2)]
         O = self._off = lay.offsets
-        view = lay.view
         # every block but the cached card rows is cleared per call, then written: the runs
         # of consecutive such blocks (today: global_values .. candidate_slots, count ..
         # effect_step_added_verb)
@@ -115,25 +105,7 @@ class Encoder:
             else:
                 runs.append([blk.offset, blk.stop])
         self._cleared = [tuple(b[a:z] for a, z in runs) for b in self.bufs]
-        # card rows, per observer: (the table's matrix, the block it fills) for the row,
-        # its added verbs' columns and each version's added terms' columns
-        tb = self.table
-        mats = (tb.matrix, tb.added) + tuple(tb.term_groups)
-        for x, names in rowblocks.items():
-            if len(names) != len(mats):
-                raise ValueError(f"Encoder: the layout's {x} rows are in {names}, the card "
-                                 f"table has {len(mats)} matrices for them")
-        self._cards = [tuple(zip(mats, (view(b, n) for n in rowblocks["cards"])))
-                       for b in self.bufs]
-        self._known = [tuple(zip(mats, (view(b, n) for n in rowblocks["known"])))
-                       for b in self.bufs]
-        # zone sums: (block, first and last column of the full row) per part
-        bounds, o = [], 0
-        for m in mats:
-            bounds.append((o, o + m.shape[1]))
-            o += m.shape[1]
-        self._zones = [tuple((view(b, n),) + lh for n, lh in zip(rowblocks["zones"], bounds))
-                       for b in self.bufs]
+        self._init_cards(lay)
         self._nvalues = O["seat"]                 # the leading block of numbers
         # ability key -> observation indices of its verbs (effect_verbs or the added block),
         # and of each step's verb (effect_step_verb or effect_step_added_verb)
@@ -146,10 +118,6 @@ class Encoder:
                                for vs in tb.ability_verbs)
         self._ab_steps = tuple(tuple(col(v, "effect_step_verb", "effect_step_added_verb")
                                      for v in vs) for vs in tb.ability_step_verbs)
-        self._nrows = self.table.matrix.shape[0]
-        # a zone of at most this many cards cannot sum past the bounds (rows are <= 1/10th)
-        peak = float(np.abs(self.table.tenth).max()) or 1.0
-        self._zone_safe = int(OBS_HIGH / peak)
         # The field blocks' keyword columns, derived from the layout's vocabulary: a lane's
         # flag of a sub-keyword and its value keyword slot.  Shipped terms have columns in
         # field_flags / field_values; terms added since in their version's
@@ -190,13 +158,50 @@ class Encoder:
         self._costmap: list = []
         self._forget()
 
+    def _init_cards(self, lay: L.Layout) -> None:
+        """Where the card rows, the known hand and the zone sums go: per observer, (the
+        table's matrix, the block it fills) for the row, its added verbs' columns and each
+        version's added terms' columns."""
+        view = lay.view
+        rowblocks = {x: lay.card_row_blocks(x) for x in ("cards", "zones", "known")}
+        terms = {L.term_block(k, v) for v, _ in lay.term_versions() for k in L.TERM_BLOCKS}
+        # the blocks it fills: this package's layout's (FEATURES included), and the blocks
+        # of the terms the layout's vocabulary added; cached ones only as card rows
+        unknown = [b.name for b in lay.blocks if b.name not in LAYOUT and b.name not in terms]
+        unknown += [b.name for b in lay.blocks if b.cached and not any(
+            b.name in r for r in rowblocks.values())]
+        if unknown:
+            raise ValueError(f"Encoder: the layout has blocks it cannot fill: {unknown}")
+        tb = self.table
+        mats = (tb.matrix, tb.added) + tuple(tb.term_groups)
+        for x, names in rowblocks.items():
+            if len(names) != len(mats):
+                raise ValueError(f"Encoder: the layout's {x} rows are in {names}, the card "
+                                 f"table has {len(mats)} matrices for them")
+        self._cards = [tuple(zip(mats, (view(b, n) for n in rowblocks["cards"])))
+                       for b in self.bufs]
+        self._known = [tuple(zip(mats, (view(b, n) for n in rowblocks["known"])))
+                       for b in self.bufs]
+        # zone sums: (block, first and last column of the full row) per part
+        bounds, o = [], 0
+        for m in mats:
+            bounds.append((o, o + m.shape[1]))
+            o += m.shape[1]
+        self._zones = [tuple((view(b, n),) + lh for n, lh in zip(rowblocks["zones"], bounds))
+                       for b in self.bufs]
+        self._nrows = self.table.matrix.shape[0]
+        # a zone of at most this many cards cannot sum past the bounds (rows are <= 1/10th)
+        peak = float(np.abs(self.table.tenth).max()) or 1.0
+        self._zone_safe = int(OBS_HIGH / peak)
+
     # A copy (deepcopy, pickle) is a fresh encoder of the same pool: the arrays above are
     # views into ``bufs`` that a copy would split, and the caches are only a speed-up.
     def __getstate__(self):
-        return {"db": self.db}
+        lay = self.layout
+        return {"db": self.db, "layout": lay.name if L.LAYOUTS.get(lay.name) is lay else lay}
 
     def __setstate__(self, state):
-        self.__init__(state["db"])
+        self.__init__(state["db"], L.layout_named(state.get("layout", "full")))
 
     def _forget(self) -> None:
         self._last_rows: list = [None, None]         # per observer: card rows last written
@@ -400,7 +405,20 @@ class Encoder:
             for a in legal:
                 if A.PLAY <= a < hi:
                     ones.append(ho + a - A.PLAY)
-        # ---------------------------------------------------------------- zones
+        self._write_cards(g, p, rows, rowof)
+        if big:
+            vals = [OBS_HIGH if v > OBS_HIGH else OBS_LOW if v < OBS_LOW else v for v in vals]
+        buf[:self._nvalues] = vals
+        buf[ones] = 1.0
+        if vi:
+            buf[vi] = [OBS_HIGH if v > OBS_HIGH else OBS_LOW if v < OBS_LOW else v for v in vv]
+        return buf
+
+    def _write_cards(self, g, p: int, rows: list, rowof) -> None:
+        """The card rows of ``rows`` (card table rows), the opponent's known hand and the
+        zone sums, each written only when it changed since this observer's last call."""
+        tb = self.table
+        o = 1 - p
         # These zones change a few times a turn, mostly by a card added at the end.  A sum
         # is always built by adding rows one at a time in zone order, so an extended sum
         # and a fresh one are the same bits.
@@ -443,13 +461,6 @@ class Encoder:
                 padded = krows + [0] * (KNOWN_ROWS - len(krows))
                 for mat, out in self._known[p]:
                     mat.take(padded, 0, out, "clip")
-        if big:
-            vals = [OBS_HIGH if v > OBS_HIGH else OBS_LOW if v < OBS_LOW else v for v in vals]
-        buf[:self._nvalues] = vals
-        buf[ones] = 1.0
-        if vi:
-            buf[vi] = [OBS_HIGH if v > OBS_HIGH else OBS_LOW if v < OBS_LOW else v for v in vv]
-        return buf
 
     def _visible_row(self, g, p: int, iid: int, rowof) -> int:
         owner = g.owner(iid)
@@ -521,6 +532,74 @@ class Encoder:
         if iid == owner * K.PER and g.awake[owner]:            # an awakened leader's back
             return self.table.back_row[g.defs[iid]]
         return rowof[iid]
+
+
+class CompactEncoder(Encoder):
+    """The compact observation (``layout.COMPACT``): the same blocks as the full one but
+    the card rows, which are card table indices here -- the very rows ``Encoder`` copies
+    features from, so the two show a player exactly the same things.  Zones are listed
+    card by card, the latest ``TRASH_ROWS`` / ``DAMAGE_ROWS`` / ``SKILL_ROWS`` of each."""
+
+    def __init__(self, db, layout: L.Layout = L.COMPACT):
+        super().__init__(db, layout)
+
+    def _init_cards(self, lay: L.Layout) -> None:
+        index = ("card_index", "known_index", "trash_index", "damage_index", "skill_index")
+        terms = {L.term_block(k, v) for v, _ in lay.term_versions()
+                 for k in ("field_added_values", "field_added_flags")}
+        unknown = [b.name for b in lay.blocks if b.name not in index and (
+            b.cached or (b.name not in LAYOUT and b.name not in terms))]
+        if unknown:
+            raise ValueError(f"CompactEncoder: the layout has blocks it cannot fill: {unknown}")
+        view = lay.view
+        self._index = []
+        for b in self.bufs:
+            zones = tuple(view(b, n)[side] for n in index[2:] for side in (0, 1))
+            self._index.append((view(b, "card_index"), view(b, "known_index"), zones))
+        self._cards = self._known = self._zones = ()
+
+    def _forget(self) -> None:
+        super()._forget()
+        self._zlast = [[None] * 6 for _ in range(2)]   # per observer: zone lists written
+
+    def _write_cards(self, g, p: int, rows: list, rowof) -> None:
+        cards, known_out, zones = self._index[p]
+        if rows != self._last_rows[p]:
+            self._last_rows[p] = rows
+            cards[:] = rows
+        known, lk = g.known[1 - p], self._last_known[p]
+        if known or lk != []:
+            krows = [rowof[i] for i in known[-KNOWN_ROWS:]]
+            if krows != lk:
+                self._last_known[p] = krows
+                known_out[:] = krows + [0] * (KNOWN_ROWS - len(krows))
+        last = self._zlast[p]
+        lists = (g.trash[0], g.trash[1], g.damage[0], g.damage[1], g.skill[0], g.skill[1])
+        for z, kq in enumerate(_ZONE_SOURCES[p]):
+            lst = lists[kq]
+            if lst != last[z]:
+                last[z] = lst[:]
+                out = zones[z]
+                n = len(out)
+                idx = [rowof[i] for i in lst[-n:]]
+                out[:len(idx)] = idx
+                out[len(idx):] = 0.0
+
+
+def make_encoder(db, obs="full") -> Encoder:
+    """An encoder of ``db``'s games for the layout ``obs`` (``"full"``, ``"compact"`` or a
+    ``Layout``)."""
+    lay = L.layout_named(obs)
+    return CompactEncoder(db, lay) if lay.name == "compact" else Encoder(db, lay)
+
+
+def card_table(db) -> np.ndarray:
+    """The card table of ``db``'s pool, which the compact observation's indices point
+    into: float32 ``(rows, columns)``, read-only; row 0 is "no card", row ``1 +
+    card.index`` a card (a leader's front face), then the leaders' back faces; the columns
+    are the full observation's card-row columns (``card_features.COLUMNS``, then the added
+    ones), so a network made for it reads any pool's table."""
+    return cf.card_table(db).full
 
 
 DOC_INTRO = f"""# The observation

@@ -158,13 +158,16 @@ class Block:
         return self.shape[0] if len(self.shape) == 1 else tuple(self.shape)
 
 
-def layout_hash(blocks) -> str:
+def layout_hash(blocks, name: str = "full") -> str:
     """A hash of a layout: block names and shapes, card columns, the action space.  The
     verbs in it are the card row's; added verbs fill reserved slots (their names do not
-    change the layout, their count does through the blocks' shapes)."""
-    return hashlib.sha256(repr((
-        [(b.name, b.spec_shape()) for b in blocks], [(n, w) for n, w, _ in cf.COLUMNS],
-        A.N_ACTIONS, cf.ROW_VERB_NAMES, cf.KEYWORDS)).encode()).hexdigest()[:12]
+    change the layout, their count does through the blocks' shapes).  The full layout's
+    hashes are those it always had; another layout's name is hashed in too."""
+    spec = ([(b.name, b.spec_shape()) for b in blocks], [(n, w) for n, w, _ in cf.COLUMNS],
+            A.N_ACTIONS, cf.ROW_VERB_NAMES, cf.KEYWORDS)
+    if name != "full":
+        spec += (name,)
+    return hashlib.sha256(repr(spec).encode()).hexdigest()[:12]
 
 
 class Layout:
@@ -175,7 +178,10 @@ class Layout:
     maps each layout version number to its hash and to the length of the prefix a policy
     made for it reads."""
 
-    def __init__(self, blocks, terms: cf.Terms = cf.TERMS, shipped: cf.Terms = cf.SHIPPED):
+    def __init__(self, blocks, terms: cf.Terms = cf.TERMS, shipped: cf.Terms = cf.SHIPPED,
+                 name: str = "full"):
+        #: ``"full"`` (card rows of features) or ``"compact"`` (card table indices)
+        self.name = name
         placed, o = [], 0
         for b in blocks:
             placed.append(dataclasses.replace(b, offset=o))
@@ -199,7 +205,7 @@ class Layout:
         self.versions: dict[int, tuple[str, int]] = {}
         for v in sorted(set(since)):
             prefix = [b for b in self.blocks if b.since <= v]
-            self.versions[v] = (layout_hash(prefix), prefix[-1].stop)
+            self.versions[v] = (layout_hash(prefix, name), prefix[-1].stop)
         self.version = max(self.versions)
         self.hash = self.versions[self.version][0]
 
@@ -492,3 +498,68 @@ def _grown_blocks(terms: cf.Terms, shipped: cf.Terms, base: int, features: tuple
 
 #: the layout of this package's vocabulary: the one the encoder writes
 LAYOUT = build_layout()
+
+
+# ------------------------------------------------------------------ the compact layout
+#: The compact layout (``COMPACT``, issue 32): every block of the full layout but the card
+#: rows, then the card rows as indices into the pool's card table
+#: (``card_features.CardTable.full``; ``env.card_table()``).  A network embeds the table
+#: once per forward and gathers rows by index, instead of reading 159 features again for
+#: every card slot of every observation: 941 values instead of 11,097.  It shows exactly
+#: what the full layout shows -- each index is the row the full layout copies features from.
+#: Zones are listed card by card (their latest cards when a zone holds more than the rows
+#: here; the player blocks count them all) where the full layout sums their rows.
+TRASH_ROWS, DAMAGE_ROWS, SKILL_ROWS = 40, 12, 12
+#: the most rows a card table a compact observation indexes may have (exact in float32)
+INDEX_HIGH = float(2 ** 20)
+#: the full layout's last shipped version: its later versions' blocks are the compact
+#: layout's versions 2, 3, ... (``since - COMPACT_BASE + 1``)
+COMPACT_BASE = 3
+
+
+def _index_block(name: str, shape: tuple, meaning: str) -> Block:
+    return Block(name, shape, meaning + " (card table rows as whole numbers, 0: no card)", 1,
+                 low=0.0, high=INDEX_HIGH, cached=True)
+
+
+def build_compact_layout(full: Layout | None = None) -> Layout:
+    """The compact layout over ``full`` (default ``LAYOUT``): its blocks that are not card
+    rows, in their order, then the index blocks; blocks the full layout appends after its
+    shipped versions follow as the compact layout's later versions."""
+    full = LAYOUT if full is None else full
+    own = [b for b in full.blocks if not b.cached]
+    first = [dataclasses.replace(b, since=1) for b in own if b.since <= COMPACT_BASE]
+    later = [dataclasses.replace(b, since=b.since - COMPACT_BASE + 1) for b in own
+             if b.since > COMPACT_BASE]
+    index = [
+        _index_block("card_index", (CARD_ROWS,), "the card of each row of the full layout's "
+                     "`cards` block, in its order: leaders, units, items, hand, attacker, "
+                     "defender, effect source, candidates"),
+        _index_block("known_index", (KNOWN_ROWS,), "cards known to be in the opponent's "
+                     "hand, as `opponent_known_hand`"),
+        _index_block("trash_index", (2, TRASH_ROWS), "my trash, then the opponent's: its "
+                     f"cards in zone order (the latest {TRASH_ROWS} when more)"),
+        _index_block("damage_index", (2, DAMAGE_ROWS), "my damage zone, then the opponent's, "
+                     "the same way"),
+        _index_block("skill_index", (2, SKILL_ROWS), "my skill zone, then the opponent's, the "
+                     "same way"),
+    ]
+    return Layout(first + index + later, full.terms, full.shipped, name="compact")
+
+
+#: the compact layout of this package's vocabulary
+COMPACT = build_compact_layout()
+#: the observation layouts by name (``obs=`` of the environments, ``train.py --obs``)
+LAYOUTS = {"full": LAYOUT, "compact": COMPACT}
+
+
+def layout_named(name) -> Layout:
+    """The layout called ``name`` (``"full"`` or ``"compact"``), or a ``ValueError``
+    naming the choices."""
+    if isinstance(name, Layout):
+        return name
+    try:
+        return LAYOUTS[name]
+    except (KeyError, TypeError):
+        raise ValueError(f"observation layout {name!r}: choose one of "
+                         f"{', '.join(map(repr, LAYOUTS))}") from None
