@@ -66,6 +66,11 @@ def parse_args(argv=None):
                     help="policy network: pointer (card rows as a set, actions scored "
                          "against the rows they name; default) or card_set (shared card "
                          "encoder, plain action layer: nv1-ppo's)")
+    ap.add_argument("--obs", choices=("full", "compact"), default="full",
+                    help="observation layout: full (159 card features in every card slot; "
+                         "default, what the shipped policies read) or compact (card table "
+                         "indices, the table embedded once per forward: ~6x cheaper per "
+                         "sample; the pointer network only; docs/observation.md)")
     ap.add_argument("--snapshot-every", type=int, default=200_000)
     ap.add_argument("--max-snapshots", type=int, default=8,
                     help="snapshots kept in the pool (the oldest leaves)")
@@ -140,6 +145,9 @@ def parse_args(argv=None):
             ap.error(f"--{name.replace('_', '-')} must be at least 1")
     if args.threads is not None and args.threads < 1:
         ap.error("--threads must be at least 1")
+    if args.obs == "compact" and args.net != "pointer":
+        ap.error("--obs compact needs --net pointer (the card_set network reads full card "
+                 "rows)")
     if args.envs % args.workers:
         ap.error(f"--envs ({args.envs}) must be a multiple of --workers ({args.workers})")
     if args.quick:

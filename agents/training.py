@@ -66,7 +66,8 @@ def train(args, command: str) -> int:
         print(f"train.py: {e}", file=sys.stderr)
         return 2
     print(f"device: {device} ({where}), torch threads: {th.get_num_threads()} "
-          f"({threads.describe()}), games together: {args.envs}, network: {args.net}")
+          f"({threads.describe()}), games together: {args.envs}, network: {args.net}, "
+          f"observation: {getattr(args, 'obs', 'full')}")
     (out / "snapshots").mkdir(parents=True, exist_ok=True)
     (out / "checkpoints").mkdir(parents=True, exist_ok=True)
     pool = Pool(args.pool, args.seed, args.max_snapshots, args.snapshot_draw)
@@ -159,7 +160,8 @@ def finish(run: Run, interrupted: bool, device: str, where: str, names, command:
         "stopped_by_time_limit": run.stopped_at is not None,
         "time_limit_ran_out_at": run.stopped_at,
         "untrained_steps": untrained,
-        "envs": args.envs, "workers": args.workers, "network": args.net, "interrupted": interrupted,
+        "envs": args.envs, "workers": args.workers, "network": args.net,
+        "observation": getattr(args, "obs", "full"), "interrupted": interrupted,
         "pool": dict(zip(POOL_KINDS, args.pool)), "snapshot_draw": args.snapshot_draw,
         "max_snapshots": args.max_snapshots,
         "ppo": {"n_steps": args.n_steps, "batch_size": args.batch_size,
@@ -235,7 +237,7 @@ def make_games(args, pool: Pool, decks):
     decisions in each of its games."""
     first = dict(opponents=[pool.random, pool.heuristic],
                  weights=args.pool[:2] if sum(args.pool[:2]) > 0 else None, seed=args.seed,
-                 deck_pool=decks)
+                 deck_pool=decks, obs=getattr(args, "obs", "full"))
     if args.workers > 1:
         games = WorkerSelfPlayVecEnv(args.workers, args.envs // args.workers, **first)
     else:
@@ -276,7 +278,10 @@ def make_model(args, venv, out: Path, device: str) -> tuple[MaskablePPO, bool]:
         return model, True
     if args.resume:
         print(f"no checkpoint in {out / 'checkpoints'}; starting afresh")
-    if args.net == "pointer":
+    if getattr(args, "obs", "full") == "compact":
+        from .network import compact_pointer_policy
+        policy_class, kwargs = compact_pointer_policy(venv.unwrapped.card_table())
+    elif args.net == "pointer":
         policy_class, kwargs = pointer_policy()
     else:
         policy_class, kwargs = "MlpPolicy", policy_kwargs()

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import weakref
 from importlib import metadata
 from typing import Callable, Protocol, runtime_checkable
 
@@ -108,6 +109,21 @@ def reads_observation(agent) -> bool:
     return not reads_game(agent) and bool(getattr(agent, "needs_observation", True))
 
 
+def observation_layout(agent) -> str:
+    """The observation layout ``agent`` reads: its ``observation_layout`` (``"full"`` or
+    ``"compact"``), else ``"full"``."""
+    return getattr(agent, "observation_layout", None) or "full"
+
+
+def use_card_pool(agent, db) -> None:
+    """Tell ``agent`` the card pool of the games it is about to be asked about, when it
+    wants to know (``use_card_pool(db)``: a compact policy reads the pool's card table,
+    which the observation's indices point into).  Cheap to call before every move."""
+    own = getattr(agent, "use_card_pool", None)
+    if callable(own):
+        own(db)
+
+
 def label_of(agent) -> str:
     """A short name for a player in infos and logs: its ``label``, else its class."""
     return str(getattr(agent, "label", None) or type(agent).__name__)
@@ -119,13 +135,15 @@ def ask(agent, game, seat: int | None = None, *, legal=None, observation=None,
 
     A search (``needs_state``) is asked ``act_state(game)``.  Any other player is asked
     ``act(observation, mask)``: ``legal`` (default ``game.legal_actions()``) as an int8
-    mask, and the seat's observation -- ``observation`` if given, else encoded with
-    ``encoder`` (one made for the game's cards when None) -- only when the player reads one
-    (``needs_observation``), ``None`` otherwise.  The answer must be an integer id
+    mask, and the seat's observation -- ``observation`` if given (in the layout the player
+    reads), else encoded with ``encoder`` when that writes the player's layout
+    (``observation_layout``), else with one made for the game's cards -- only when the
+    player reads one (``needs_observation``), ``None`` otherwise.  The answer must be an integer id
     (``engine.errors.action_id``: a float or bool raises ``IllegalActionError`` naming the
     player); whether it is legal is the game's question."""
     if reads_game(agent):
         return _id(agent.act_state(game), agent)
+    use_card_pool(agent, game.db)
     if legal is None:
         legal = game.legal_actions()
     if seat is None:
@@ -137,7 +155,10 @@ def ask(agent, game, seat: int | None = None, *, legal=None, observation=None,
         if observation is not None:
             obs = observation
         else:
-            obs = (encoder or _encoder_for(game)).encode(game, seat, legal)
+            want = observation_layout(agent)
+            if encoder is None or encoder.layout.name != want or encoder.db is not game.db:
+                encoder = _encoder_for(game, want)
+            obs = encoder.encode(game, seat, legal)
     return _id(agent.act(obs, mask), agent)
 
 
@@ -184,9 +205,18 @@ def reseed(agent, seed) -> None:
         agent.rng = np.random.default_rng(seed)
 
 
-def _encoder_for(game):
-    from .env.encoder import Encoder      # here: the env package imports this module
-    return Encoder(game.db)
+_ENCODERS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _encoder_for(game, layout: str = "full"):
+    """An encoder of ``game``'s pool for ``layout``, kept while the pool lives (an encoder
+    only caches what it wrote, checked against each game, so games may share one)."""
+    from .env.encoder import make_encoder   # here: the env package imports this module
+    per_pool = _ENCODERS.setdefault(game.db, {})
+    enc = per_pool.get(layout)
+    if enc is None:
+        enc = per_pool[layout] = make_encoder(game.db, layout)
+    return enc
 
 
 # ------------------------------------------------------------------ loading by spec

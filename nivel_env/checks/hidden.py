@@ -59,15 +59,17 @@ def view(enc, g, p: int) -> tuple:
 
 
 def hidden_info_errors(deck_0, deck_1, seed: int, config=None, worlds: int = 3,
-                       every: int = 4, stats: dict | None = None) -> tuple[list[str], int]:
+                       every: int = 4, stats: dict | None = None,
+                       obs: str = "full") -> tuple[list[str], int]:
     """(errors, positions checked) for one random game of ``seed``, checking every
     ``every``-th decision in ``worlds`` redrawn worlds plus one substituted and one
-    relabelled world.  ``stats["comparisons"]`` counts the channel comparisons made."""
+    relabelled world, in the observation layout ``obs`` (``"full"`` or ``"compact"``).
+    ``stats["comparisons"]`` counts the channel comparisons made."""
     from ..env.aec import raw_env
-    from ..env.encoder import Encoder
-    e = raw_env(decks=(deck_0, deck_1), config=config, card_db=deck_0.db)
+    from ..env.encoder import make_encoder
+    e = raw_env(decks=(deck_0, deck_1), config=config, card_db=deck_0.db, obs=obs)
     e.reset(seed=seed)
-    enc = Encoder(deck_0.db)
+    enc = make_encoder(deck_0.db, obs)
     state, step, checked, out = seed_state(seed ^ 0x41DE), 0, 0, []
     stats = stats if stats is not None else {}
     while not e.game.is_terminal():

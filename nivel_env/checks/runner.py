@@ -153,8 +153,11 @@ def run_checks(decks: list[Deck], games: int = 1000, seed: int = 0, config=None,
                                 e, j = agent_hidden_errors(agent, d0, d1, s, config,
                                                            label=label, stats=st)
                                 errs, k = errs + e, k + j
-                        else:
+                        else:               # both observation layouts
                             errs, k = hidden_info_errors(d0, d1, s, config, stats=st)
+                            e2, k2 = hidden_info_errors(d0, d1, s, config, stats=st,
+                                                        obs="compact")
+                            errs, k = errs + [f"compact layout: {x}" for x in e2], k + k2
                         r.comparisons += st.get("comparisons", 0)
                     else:                   # subprocesses cost a second each: two games
                         errs, k = determinism_errors(d0, d1, s, config, card_files,

@@ -39,16 +39,17 @@ from ..engine import N_ACTIONS, RuleConfig
 from ..engine.errors import IllegalActionError
 from ..engine.render import action_meaning
 from .actions import ILLEGAL_REWARD, action_id, check_illegal_mode
-from .encoder import observation_box
+from .layout import layout_named
 from .setup import GameSource
 
 AGENTS = ("player_0", "player_1")
 RESET_OPTIONS = ("decks",)
 
 
-def observation_space() -> spaces.Dict:
+def observation_space(obs="full") -> spaces.Dict:
+    """An agent's observation space for the layout ``obs`` (``"full"`` or ``"compact"``)."""
     return spaces.Dict({
-        "observation": observation_box(),
+        "observation": layout_named(obs).box(),
         "action_mask": spaces.Box(0, 1, (N_ACTIONS,), np.int8),
     })
 
@@ -66,27 +67,34 @@ class NivelArenaEnv(AECEnv):
             720x1280).
         card_db: the card pool named decks are read from (default: the bundled pool).
         illegal_action: ``"raise"`` (default) or ``"lose"`` (see the module docstring).
+        obs: the observation layout: ``"full"`` (default: card rows of features) or
+            ``"compact"`` (card table indices; the table is ``card_table()``, and
+            ``metadata["card_table"]``).  docs/observation.md describes both.
     """
 
     metadata = {"render_modes": ["ansi", "human", "rgb_array"], "name": "nivel_arena_v0",
                 "is_parallelizable": False, "render_fps": 1}
 
     def __init__(self, decks=None, deck_pool=None, config: RuleConfig | None = None,
-                 render_mode: str | None = None, card_db=None, illegal_action: str = "raise"):
+                 render_mode: str | None = None, card_db=None, illegal_action: str = "raise",
+                 obs="full"):
         super().__init__()
         self.illegal_action = check_illegal_mode(illegal_action, "nivel_arena_v0")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"nivel_arena_v0: render_mode must be one of "
                              f"{self.metadata['render_modes']} or None, got {render_mode!r}")
         self.render_mode = render_mode
-        self._source = GameSource(decks, deck_pool, config, card_db, "nivel_arena_v0")
+        self._source = GameSource(decks, deck_pool, config, card_db, "nivel_arena_v0", obs)
         self.config = self._source.config
+        self.metadata = {**type(self).metadata, "observation_layout": self._source.layout.name}
+        if self._source.layout.name == "compact":
+            self.metadata["card_table"] = self._source.card_table()
         self.possible_agents = list(AGENTS)
         self.agents = []
         self.agent_selection = None                   # last()/step() before reset() raise
         self.rewards, self._cumulative_rewards, self.infos = {}, {}, {}
         self.terminations, self.truncations = {}, {}
-        space = observation_space()
+        space = observation_space(self._source.layout)
         self.observation_spaces = {a: space for a in AGENTS}
         self.action_spaces = {a: spaces.Discrete(N_ACTIONS) for a in AGENTS}
         self.game = None
@@ -98,6 +106,11 @@ class NivelArenaEnv(AECEnv):
 
     def action_space(self, agent):
         return self.action_spaces[agent]
+
+    def card_table(self) -> np.ndarray:
+        """The card table of the pool being played, which the compact observation's
+        indices point into (``encoder.card_table``): float32 ``(rows, columns)``."""
+        return self._source.card_table()
 
     # ------------------------------------------------------------ episode
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:

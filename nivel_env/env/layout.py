@@ -501,7 +501,7 @@ LAYOUT = build_layout()
 
 
 # ------------------------------------------------------------------ the compact layout
-#: The compact layout (``COMPACT``, issue 32): every block of the full layout but the card
+#: The compact layout (``COMPACT``): every block of the full layout but the card
 #: rows, then the card rows as indices into the pool's card table
 #: (``card_features.CardTable.full``; ``env.card_table()``).  A network embeds the table
 #: once per forward and gathers rows by index, instead of reading 159 features again for

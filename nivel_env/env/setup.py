@@ -14,7 +14,10 @@ from pathlib import Path
 from ..cards import CardDB, Deck, list_decks, load_deck, load_card_db
 from ..engine import RuleConfig, new_game
 from ..engine.rng import next_u64, seed_state
-from .encoder import Encoder
+import numpy as np
+
+from .encoder import card_table, make_encoder
+from .layout import layout_named
 
 
 def resolve_deck(spec, db: CardDB, where: str) -> Deck:
@@ -104,7 +107,7 @@ class GameSource:
     Each episode draws from the stream, in order: the game's seed, then (without fixed
     decks) the two decks; a caller may draw more after (the Gym wrapper's seat)."""
 
-    def __init__(self, decks, deck_pool, config, card_db, where: str):
+    def __init__(self, decks, deck_pool, config, card_db, where: str, obs="full"):
         if config is not None and not isinstance(config, RuleConfig):
             raise TypeError(f"{where}: config must be a RuleConfig, got "
                             f"{type(config).__name__}")
@@ -112,7 +115,11 @@ class GameSource:
         self.config = config or RuleConfig()
         self.card_db = card_db
         self.decks = DeckChoice(decks, deck_pool, card_db, where)
-        self.encoder = Encoder(self.decks.card_db)
+        try:
+            self.layout = layout_named(obs)
+        except ValueError as e:
+            raise ValueError(f"{where}: obs: {e}") from None
+        self.encoder = make_encoder(self.decks.card_db, self.layout)
         self.stream = SeedStream()
 
     def reseed(self, seed) -> None:
@@ -129,6 +136,11 @@ class GameSource:
             pair = self.decks.draw(self.stream)
         game = new_game(pair[0], pair[1], seed=game_seed, config=self.config)
         if game.db is not self.encoder.db:
-            self.encoder = Encoder(game.db)
+            self.encoder = make_encoder(game.db, self.layout)
         return game, pair
+
+    def card_table(self) -> np.ndarray:
+        """The card table of the pool being played (the latest game's), which a compact
+        observation's indices point into."""
+        return card_table(self.encoder.db)
 

@@ -34,7 +34,6 @@ from ..engine.errors import IllegalActionError, as_int
 from ..engine.render import action_meaning
 from ..players import RandomAgent
 from .actions import ILLEGAL_REWARD, action_id, check_illegal_mode
-from .encoder import observation_box
 from .setup import GameSource, check_seed
 
 
@@ -80,27 +79,32 @@ class NivelArenaGymEnv(gymnasium.Env):
             ``"rgb_array"`` (the board drawn as an image of one fixed size, 720x1280;
             SB3's make_vec_env asks for it).
         illegal_action: ``"raise"`` (default) or ``"lose"`` (see the module docstring).
+        obs: the observation layout, ``"full"`` (default) or ``"compact"`` (card table
+            indices; the table is ``card_table()`` and ``metadata["card_table"]``).
     """
 
     metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 1}
 
     def __init__(self, opponent=None, seat="random", decks=None, deck_pool=None,
                  config: RuleConfig | None = None, render_mode: str | None = None,
-                 card_db=None, illegal_action: str = "raise"):
+                 card_db=None, illegal_action: str = "raise", obs="full"):
         seat = check_seat(seat, "NivelArenaGymEnv")
         self.illegal_action = check_illegal_mode(illegal_action, "NivelArenaGymEnv")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"NivelArenaGymEnv: render_mode must be one of "
                              f"{self.metadata['render_modes']} or None, got {render_mode!r}")
         self.render_mode = render_mode
-        self._source = GameSource(decks, deck_pool, config, card_db, "NivelArenaGymEnv")
+        self._source = GameSource(decks, deck_pool, config, card_db, "NivelArenaGymEnv", obs)
         self.config = self._source.config
+        self.metadata = {**type(self).metadata, "observation_layout": self._source.layout.name}
+        if self._source.layout.name == "compact":
+            self.metadata["card_table"] = self._source.card_table()
         self.seat_option = seat
         self._default_opponent = RandomAgent()
         self.opponent = opponent
         self._opponent = _as_policy(opponent)
         self._next_opponent = None
-        self.observation_space = observation_box()
+        self.observation_space = self._source.layout.box()
         self.action_space = spaces.Discrete(N_ACTIONS)
         self.game = None
         self._failed = None              # why the episode ended early (an opponent's error)
@@ -247,6 +251,11 @@ class NivelArenaGymEnv(gymnasium.Env):
         if g.result is not None:
             info["returns"] = g.result
         return info
+
+    def card_table(self) -> np.ndarray:
+        """The card table of the pool being played, which the compact observation's
+        indices point into (``encoder.card_table``): float32 ``(rows, columns)``."""
+        return self._source.card_table()
 
     def action_masks(self) -> np.ndarray:
         """Legal actions of the learner's pending decision (sb3-contrib's hook)."""

@@ -1,6 +1,6 @@
 """Many games in one process, stepped together: the batched core of self-play training.
 
-``GameBatch`` holds N games and preallocated arrays -- observations ``(N, OBS_SIZE)``
+``GameBatch`` holds N games and preallocated arrays -- observations ``(N, layout size)``
 float32 and masks ``(N, 337)`` bool, written in place -- for the player each game waits
 on, plus which seat that is (``actor``) and which seat is the learner's
 (``learner_seat``).  Both seats' decisions are exposed, so a caller can answer every
@@ -43,7 +43,8 @@ import numpy as np
 from ..engine import N_ACTIONS, RuleConfig, new_game
 from ..engine.errors import ACTION_ID, IllegalActionError, action_id
 from ..engine.render import action_meaning
-from .encoder import OBS_SIZE, Encoder
+from .encoder import card_table, make_encoder
+from .layout import layout_named
 from .setup import DeckChoice, SeedStream, check_seed
 from .single import check_seat
 
@@ -142,12 +143,14 @@ class GameBatch:
         decks, deck_pool, config, card_db: as for the environments (a fixed pair, or a
             pool to draw a pair from per game).
         seat: the learner's seat, ``0``, ``1`` or ``"random"`` (drawn per deal).
-        out: optional ``(observations, masks)`` arrays of shapes ``(n, OBS_SIZE)`` float32
-            and ``(n, 337)`` bool to write into (e.g. views of shared memory).
+        out: optional ``(observations, masks)`` arrays of shapes ``(n, layout size)``
+            float32 and ``(n, 337)`` bool to write into (e.g. views of shared memory).
+        obs: the observation layout, ``"full"`` (default) or ``"compact"`` (card table
+            indices: ``card_table()``).
     """
 
     def __init__(self, n: int, decks=None, deck_pool=None, config: RuleConfig | None = None,
-                 card_db=None, seat="random", out=None):
+                 card_db=None, seat="random", out=None, obs="full"):
         if not isinstance(n, int) or isinstance(n, bool) or n < 1:
             raise ValueError(f"GameBatch: n must be a positive whole number, got {n!r}")
         seat = check_seat(seat, "GameBatch")
@@ -156,13 +159,16 @@ class GameBatch:
         self.seat_option = seat
         self._decks = DeckChoice(decks, deck_pool, card_db, "GameBatch")
         db = self._decks.card_db
-        self.encoders = [Encoder(db) for _ in range(n)]     # per game: their caches follow it
+        self.layout = layout_named(obs)
+        size = self.layout.size
+        # per game: their caches follow it
+        self.encoders = [make_encoder(db, self.layout) for _ in range(n)]
         if out is None:
-            out = (np.zeros((n, OBS_SIZE), dtype=np.float32), np.zeros((n, N_ACTIONS), bool))
+            out = (np.zeros((n, size), dtype=np.float32), np.zeros((n, N_ACTIONS), bool))
         self.obs, self.mask = out
-        if self.obs.shape != (n, OBS_SIZE) or self.obs.dtype != np.float32 \
+        if self.obs.shape != (n, size) or self.obs.dtype != np.float32 \
                 or self.mask.shape != (n, N_ACTIONS) or self.mask.dtype != bool:
-            raise ValueError(f"GameBatch: out must be ({n}, {OBS_SIZE}) float32 and "
+            raise ValueError(f"GameBatch: out must be ({n}, {size}) float32 and "
                              f"({n}, {N_ACTIONS}) bool arrays")
         self.actor = np.zeros(n, dtype=np.int8)            # seat each game waits on
         self.learner_seat = np.zeros(n, dtype=np.int8)
@@ -174,7 +180,7 @@ class GameBatch:
         self.last_returns: list = [None] * n               # (r0, r1) of each game's last end
         #: the learner seat's view of each game's final position, written when it ends
         #: (what SB3 bootstraps a game cut short by the turn cap from)
-        self.final_obs = np.zeros((n, OBS_SIZE), dtype=np.float32)
+        self.final_obs = np.zeros((n, size), dtype=np.float32)
         self.games: list = [None] * n
         self.episodes = np.zeros(n, dtype=np.int64)       # finished games per slot
         self._streams = [SeedStream() for _ in range(n)]
@@ -187,6 +193,16 @@ class GameBatch:
         self._dealt: list = [None] * n
         self._moves: list = [[] for _ in range(n)]
         self._journal: dict | None = None     # inside all_or_nothing: what to go back to
+
+    @property
+    def card_db(self):
+        """The card pool the games are dealt from."""
+        return self._decks.card_db
+
+    def card_table(self) -> np.ndarray:
+        """The pool's card table, which a compact observation's indices point into
+        (``encoder.card_table``)."""
+        return card_table(self._decks.card_db)
 
     # ------------------------------------------------------------------ deals
     def reset(self, seed: int | None = None) -> None:

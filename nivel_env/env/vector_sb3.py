@@ -35,7 +35,6 @@ from gymnasium import spaces
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
 from ..engine import N_ACTIONS
-from .encoder import observation_box
 from ..players import label_of
 from .vector_selfplay import OpponentError, SelfPlayGames
 
@@ -70,19 +69,19 @@ class SelfPlayVecEnv(SelfPlayGames, WholeBatchMethods, VecEnv):
         opponents: agents (``act`` or ``act_batch``); default: one uniform random agent.
         weights: how often each member is drawn per deal (default: equal).
         seed: seeds the deals and the member draws; ``reset`` restarts from it.
-        decks, deck_pool, config, card_db, seat, out: as for ``GameBatch``.
+        decks, deck_pool, config, card_db, seat, out, obs: as for ``GameBatch``.
     """
 
     def __init__(self, n: int, opponents=None, weights=None, seed: int | None = None,
                  decks=None, deck_pool=None, config=None, card_db=None, seat="random",
-                 out=None):
+                 out=None, obs="full"):
         SelfPlayGames.__init__(self, n, opponents=opponents, weights=weights, seed=seed,
                                decks=decks, deck_pool=deck_pool, config=config,
-                               card_db=card_db, seat=seat, out=out)
+                               card_db=card_db, seat=seat, out=out, obs=obs)
         self._actions = np.zeros(n, dtype=np.int64)
         self._pending = False                              # step_async called, not waited
         self.render_mode = None
-        VecEnv.__init__(self, n, observation_box(), spaces.Discrete(N_ACTIONS))
+        VecEnv.__init__(self, n, self.batch.layout.box(), spaces.Discrete(N_ACTIONS))
 
     # ------------------------------------------------------------------ VecEnv
     def reset(self):
@@ -117,6 +116,10 @@ class SelfPlayVecEnv(SelfPlayGames, WholeBatchMethods, VecEnv):
     def action_masks(self) -> np.ndarray:
         self._usable("action_masks")
         return self.batch.mask.copy()
+
+    def card_table(self) -> np.ndarray:
+        """The pool's card table, which a compact observation's indices point into."""
+        return self.batch.card_table()
 
     def has_attr(self, attr_name) -> bool:
         return hasattr(self, attr_name)

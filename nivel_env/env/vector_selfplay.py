@@ -34,8 +34,9 @@ from multiprocessing import shared_memory
 import numpy as np
 
 from ..engine import N_ACTIONS
-from ..players import RandomAgent, ask_batch, label_of, reads_game
-from .encoder import OBS_SIZE
+from ..players import (RandomAgent, ask_batch, label_of, observation_layout, reads_game,
+                       use_card_pool)
+from .encoder import make_encoder
 from .single import OpponentError, check_seat
 from .vector import GameBatch, batch_actions, check_legal
 
@@ -62,12 +63,17 @@ class SelfPlayGames:
         opponents: agents (``act`` or ``act_batch``); default: one uniform random agent.
         weights: how often each member is drawn per deal (default: equal).
         seed: seeds the deals and the member draws; ``restart(None)`` keeps the draws'.
-        decks, deck_pool, config, card_db, seat, out: as for ``GameBatch``.
+        decks, deck_pool, config, card_db, seat, out, obs: as for ``GameBatch``.
+
+    An opponent that reads another observation layout than the games' (the heuristic
+    reads the full one; a compact policy the compact one: ``players.observation_layout``)
+    is shown its own, encoded for the games it is asked about; a compact reader is given
+    the pool's cards (``players.use_card_pool``).
     """
 
     def __init__(self, n: int, opponents=None, weights=None, seed: int | None = None,
                  decks=None, deck_pool=None, config=None, card_db=None, seat="random",
-                 out=None):
+                 out=None, obs="full"):
         seat = check_seat(seat, type(self).__name__)
         if opponents is None:
             opponents = [RandomAgent(seed)]
@@ -78,7 +84,10 @@ class SelfPlayGames:
         self.env_seconds = 0.0
         self.opponent_seconds = 0.0
         self.batch = GameBatch(n, decks=decks, deck_pool=deck_pool, config=config,
-                               card_db=card_db, seat=seat, out=out)
+                               card_db=card_db, seat=seat, out=out, obs=obs)
+        self._other: dict = {}         # layout name -> per-game encoders, for opponents
+        for m in self.opponents:
+            use_card_pool(m, self.batch.card_db)
         self._seed = seed
         self._rng = np.random.default_rng(seed)
         self.member = np.zeros(n, dtype=np.int64)
@@ -97,6 +106,8 @@ class SelfPlayGames:
         retiring = [self.opponents[k] for k in sorted(live)
                     if not any(self.opponents[k] is m for m in new)]
         merged = new + retiring
+        for m in new:
+            use_card_pool(m, self.batch.card_db)
         where = {id(m): j for j, m in enumerate(merged)}
         self.member[:] = [where[id(self.opponents[k])] for k in self.member]
         self.opponents = merged
@@ -230,7 +241,8 @@ class SelfPlayGames:
         name, me = label_of(m), type(self).__name__
         try:
             games = [b.games[i] for i in idx] if reads_game(m) else None
-            got = batch_actions(ask_batch(m, b.obs[rows], b.mask[rows], games), len(idx),
+            obs = b.obs[rows] if games is not None else self._observations(m, idx)
+            got = batch_actions(ask_batch(m, obs, b.mask[rows], games), len(idx),
                                 f"{name}'s moves")
         except Exception as e:
             raise OpponentError(f"{me}.step: the opponent {name} (games {_games(idx)}) raised "
@@ -238,6 +250,19 @@ class SelfPlayGames:
         acts[idx] = got
         check_legal(f"{me}.step: the opponent {name}", acts, b.mask, b.actor, idx, b.games,
                     OpponentError)
+
+    def _observations(self, m, idx: np.ndarray) -> np.ndarray:
+        """The observations of games ``idx`` for the player to act there, in the layout
+        ``m`` reads: the batch's own, or encoded anew in ``m``'s."""
+        b = self.batch
+        want = observation_layout(m)
+        if want == b.layout.name:
+            return b.obs[idx]
+        encs = self._other.get(want)
+        if encs is None:
+            encs = self._other[want] = [make_encoder(b.card_db, want) for _ in range(b.n)]
+        return np.stack([encs[i].encode(b.games[i], int(b.actor[i]), b.legal[i])
+                         for i in idx])
 
     def close(self) -> None:
         """Later calls raise; closing twice is harmless."""
@@ -251,17 +276,20 @@ def _games(idx) -> str:
 
 # --------------------------------------------------------------- worker processes
 
-#: arrays shared between WorkerSelfPlayVecEnv and its workers: name -> (dtype, per-game shape)
-SHARED = {"obs": (np.float32, (OBS_SIZE,)), "mask": (np.bool_, (N_ACTIONS,)),
-          "actions": (np.int64, ()), "actor": (np.int8, ()), "reward": (np.float32, ()), "done": (np.bool_, ()),
-          "trunc": (np.bool_, ())}
+def shared_arrays(obs_size: int) -> dict:
+    """The arrays shared between WorkerSelfPlayVecEnv and its workers, for observations
+    of ``obs_size`` values: name -> (dtype, per-game shape)."""
+    return {"obs": (np.float32, (obs_size,)), "mask": (np.bool_, (N_ACTIONS,)),
+            "actions": (np.int64, ()), "actor": (np.int8, ()), "reward": (np.float32, ()),
+            "done": (np.bool_, ()), "trunc": (np.bool_, ())}
 
 
-def shared_views(buffers: dict, n: int, lo: int = 0, hi: int | None = None) -> dict:
+def shared_views(buffers: dict, n: int, lo: int = 0, hi: int | None = None,
+                 obs_size: int = 0) -> dict:
     """Games ``lo..hi`` of each shared array, as numpy views of the buffers."""
     hi = n if hi is None else hi
     return {k: np.ndarray((n, *shape), dtype=dt, buffer=buffers[k].buf)[lo:hi]
-            for k, (dt, shape) in SHARED.items()}
+            for k, (dt, shape) in shared_arrays(obs_size).items()}
 
 
 def serve_worker(conn, names: dict, n_total: int, lo: int, hi: int, kwargs: dict) -> None:
@@ -269,7 +297,8 @@ def serve_worker(conn, names: dict, n_total: int, lo: int, hi: int, kwargs: dict
     ``conn`` -- ``("ok", value)``, or ``("error", (message, traceback))`` and on to the next
     command (a failed step has put this worker's games back)."""
     shms = {k: shared_memory.SharedMemory(name=v) for k, v in names.items()}
-    views = shared_views(shms, n_total, lo, hi)
+    from .layout import layout_named
+    views = shared_views(shms, n_total, lo, hi, layout_named(kwargs.get("obs", "full")).size)
     members: dict = {}
     env = None
     try:

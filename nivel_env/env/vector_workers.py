@@ -52,11 +52,12 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
 from ..engine import N_ACTIONS
 from ..players import RandomAgent, label_of
-from .encoder import observation_box
+from .encoder import card_table
+from .layout import layout_named
 from .single import check_seat
 from .vector import batch_actions, check_legal
 from .vector_sb3 import WholeBatchMethods
-from .vector_selfplay import SHARED, check_weights, serve_worker, shared_views
+from .vector_selfplay import check_weights, serve_worker, shared_arrays, shared_views
 
 
 class WorkerError(RuntimeError):
@@ -72,7 +73,7 @@ class WorkerSelfPlayVecEnv(WholeBatchMethods, VecEnv):
         opponents, weights: the pool, as for ``SelfPlayVecEnv`` (members must pickle).
         seed: game ``j`` deals from ``seed + j``; worker ``w`` draws opponents from
             ``seed + w * games_per_worker``.
-        decks, deck_pool, config, card_db, seat: as for ``GameBatch``.
+        decks, deck_pool, config, card_db, seat, obs: as for ``GameBatch``.
         start_method: multiprocessing start method (default ``spawn``: safe with torch).
         timeout: seconds ``step_wait``, ``reset`` and ``set_opponents`` wait for the
             workers' answers; a worker that has not answered by then is stopped and
@@ -89,7 +90,7 @@ class WorkerSelfPlayVecEnv(WholeBatchMethods, VecEnv):
     def __init__(self, workers: int, games_per_worker: int, opponents=None, weights=None,
                  seed: int | None = None, decks=None, deck_pool=None, config=None,
                  card_db=None, seat="random", start_method: str = "spawn",
-                 timeout: float | None = None):
+                 timeout: float | None = None, obs="full"):
         for name, v in (("workers", workers), ("games_per_worker", games_per_worker)):
             if not isinstance(v, int) or isinstance(v, bool) or v < 1:
                 raise ValueError(f"WorkerSelfPlayVecEnv: {name} must be a positive whole "
@@ -105,16 +106,17 @@ class WorkerSelfPlayVecEnv(WholeBatchMethods, VecEnv):
             opponents = [RandomAgent(seed)]
         opponents = list(opponents)
         check_weights(opponents, weights, "WorkerSelfPlayVecEnv")
+        self.layout = layout_named(obs)
         n = workers * games_per_worker
         self._shms = {}
         try:
-            for k, (dt, shape) in SHARED.items():
+            for k, (dt, shape) in shared_arrays(self.layout.size).items():
                 size = max(1, n * int(np.prod(shape, dtype=np.int64)) * np.dtype(dt).itemsize)
                 self._shms[k] = shared_memory.SharedMemory(create=True, size=size)
         except OSError:
             self._release()
             raise
-        self._arrays = shared_views(self._shms, n)
+        self._arrays = shared_views(self._shms, n, obs_size=self.layout.size)
         self._seed = seed
         self._sent: list = [set() for _ in range(workers)]   # member keys each worker has
         self._keys: dict = {}                                # id(agent) -> key
@@ -127,7 +129,7 @@ class WorkerSelfPlayVecEnv(WholeBatchMethods, VecEnv):
         self._ctx = mp.get_context(start_method)
         self._per = games_per_worker
         self._kwargs = {"decks": decks, "deck_pool": deck_pool, "config": config,
-                        "card_db": card_db, "seat": seat}
+                        "card_db": card_db, "seat": seat, "obs": self.layout.name}
         self._conns: list = [None] * workers
         self._procs: list = [None] * workers
         self._starting: set = set()            # workers started that have not answered yet
@@ -137,7 +139,7 @@ class WorkerSelfPlayVecEnv(WholeBatchMethods, VecEnv):
         self.broken: str | None = None
         self._pending = False                                # step commands sent
         self.render_mode = None
-        super().__init__(n, observation_box(), spaces.Discrete(N_ACTIONS))
+        super().__init__(n, self.layout.box(), spaces.Discrete(N_ACTIONS))
         try:
             for w in range(workers):
                 self._start(w)
@@ -387,6 +389,14 @@ class WorkerSelfPlayVecEnv(WholeBatchMethods, VecEnv):
     def action_masks(self) -> np.ndarray:
         self._usable("action_masks")
         return self._arrays["mask"].copy()
+
+    def card_table(self) -> np.ndarray:
+        """The pool's card table, which a compact observation's indices point into
+        (``encoder.card_table``)."""
+        from .setup import DeckChoice
+        k = self._kwargs
+        return card_table(DeckChoice(k["decks"], k["deck_pool"], k["card_db"],
+                                     "WorkerSelfPlayVecEnv").card_db)
 
     def close(self, timeout: float = 5.0) -> None:
         """Stop the workers and free the shared memory; later calls raise, closing twice

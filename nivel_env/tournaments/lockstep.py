@@ -18,8 +18,8 @@ from __future__ import annotations
 import numpy as np
 
 from nivel_env.engine import N_ACTIONS, new_game
-from nivel_env.env.encoder import Encoder
-from nivel_env.players import ask, reads_game, reseed
+from nivel_env.env.encoder import make_encoder
+from nivel_env.players import ask, observation_layout, reads_game, reseed, use_card_pool
 
 from .arena import CardLog, GameResult
 
@@ -36,7 +36,9 @@ def play_lockstep(agent, games, rngs, record: bool = False, cards: bool = False,
     if (seats is None) != (opponent is None):
         raise ValueError("play_lockstep: give seats and opponent together")
     state = [new_game(d0, d1, seed=s, mirror=mirror) for d0, d1, s, mirror in games]
-    enc = Encoder(state[0].db) if state else None
+    enc = make_encoder(state[0].db, observation_layout(agent)) if state else None
+    if state:
+        use_card_pool(agent, state[0].db)
     logs = [CardLog(g) if cards else None for g in state]
     actions = [[] if record else None for _ in state]
     steps = [0] * len(state)
