@@ -707,6 +707,36 @@ Layouts and the prefixes their policies read:
 """
 
 
+COMPACT_INTRO = f"""
+## The compact layout
+
+`obs="compact"` on any environment (`raw_env`, `NivelArenaGymEnv`, `GameBatch`, the
+self-play VecEnvs) and `train.py --obs compact` give a second layout, `layout.COMPACT`:
+{L.COMPACT.size} values instead of {OBS_SIZE}.  It has every block of the full layout but
+the card rows, with the same names, shapes and meanings, then the cards as **indices into
+the pool's card table**: `card_index` holds, for each of the {CARD_ROWS} rows of the full
+layout's `cards` block and in the same order, the number of the table row the full layout
+copies that card's features from (0: no card); `known_index` does the same for
+`opponent_known_hand`; `trash_index`, `damage_index` and `skill_index` list each zone's
+cards in zone order (mine, then the opponent's; the latest {L.TRASH_ROWS}, {L.DAMAGE_ROWS}
+and {L.SKILL_ROWS} when a zone holds more: the player blocks count them all), where the full
+layout sums their rows.  Indices are whole numbers stored as float32, in
+`[0, {int(L.INDEX_HIGH)}]`.
+
+The card table comes with the environment: `env.card_table()` (also
+`env.metadata["card_table"]` for frameworks that read only metadata) is a read-only float32
+array, one row per card of the pool (row 0 "no card", row `1 + card.index` a card, a
+leader's front face, then the leaders' back faces), its columns the full layout's card-row
+columns below ({cf.WIDTH} + {cf.ADDED_WIDTH}).  A network embeds the table once per forward
+and gathers rows by index (`agents.network.CompactPointerExtractor`); a compact policy file
+keeps the table of the pool it was trained on and is given the table of the pool it plays
+(`PolicyAgent.use_card_pool`), so it reads cards it never saw by their features as a
+full-layout policy does.  What a player is shown is the same in both layouts -- an index
+names the row the full layout would show, nothing more -- and the hidden-information check
+(`python -m nivel_env check`, tests/env/test_compact_observation.py) runs on both.
+"""
+
+
 def feature_table_markdown() -> str:
     """docs/observation.md: every block, its offset, shape and meaning."""
     out = [DOC_INTRO, "| offset | block | shape | version | meaning |",
@@ -719,6 +749,14 @@ def feature_table_markdown() -> str:
             "| offset in row | column | width | meaning |", "|---:|---|---|---|"]
     for name, w, meaning in cf.COLUMNS:
         out.append(f"| {cf.OFFSET[name]} | `{name}` | {w} | {meaning} |")
+    out += ["", COMPACT_INTRO.strip(), "", "| offset | block | shape | version | meaning |",
+            "|---:|---|---|---:|---|"]
+    for b in L.COMPACT.blocks:
+        meaning = b.meaning if b.name not in LAYOUT else "as in the full layout"
+        out.append(f"| {b.offset} | `{b.name}` | {' x '.join(map(str, b.shape))} | {b.since} "
+                   f"| {meaning} |")
+    out += ["", f"Total (compact): {L.COMPACT.size} float32 values (layout "
+                f"`{L.COMPACT.hash}`)."]
     for title, feats in (("Global values", GLOBAL_VALUES),
                          ("Player values (`me_values`, `opponent_values`)", PLAYER_VALUES),
                          ("Player flags (`me_flags`, `opponent_flags`)", PLAYER_FLAGS),

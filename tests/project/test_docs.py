@@ -40,7 +40,9 @@ def test_observation_and_action_sizes_in_the_docs_are_the_envs():
     obs_size = env().observation_space("player_0")["observation"].shape[0]
     n_actions = env().action_space("player_0").n
     assert NivelArenaGymEnv().observation_space.shape == (obs_size,)
+    compact = env(obs="compact").observation_space("player_0")["observation"].shape[0]
     patterns = [
+        (r"Total \(compact\): ([\d,]+) float32 values", compact),
         (r"float32\[([\d,]+)\]", obs_size), (r"float32 `\(n, ([\d,]+)\)`", obs_size),
         (r"Total: ([\d,]+) float32 values", obs_size),
         (r"observation vector of ([\d,]+)", obs_size),
