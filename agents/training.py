@@ -38,6 +38,7 @@ from nivel_env.tournaments.policy_eval import auto_workers, evaluate_policy
 
 from .network import policy_kwargs, pointer_policy
 from .policy import PolicyAgent, export_policy, frozen_copy, read_policy_file
+from .precision import apply_to_policy, resolve
 from .train_progress import Every, RunBar, RunClock
 from .training_pool import POOL_KINDS, Pool
 
@@ -62,6 +63,7 @@ def train(args, command: str) -> int:
         names, decks = load_decks(args.decks)
         set_threads(args.threads)
         device, where = pick_device(args.device)
+        precision = pick_precision(getattr(args, "precision", "auto"), device)
     except SetupError as e:
         print(f"train.py: {e}", file=sys.stderr)
         return 2
@@ -75,6 +77,8 @@ def train(args, command: str) -> int:
     # opponents in worker processes get CPU copies; here they share the learner's device
     opponent_device = "cpu" if args.workers > 1 else device
     model, resumed = make_model(args, venv, out, device)
+    args.precision_used = apply_to_policy(model.policy, precision)
+    print(f"precision: {args.precision_used}")
     if resumed:                                 # the pool's snapshots come back too
         for snap in sorted((out / "snapshots").glob("*.pt"))[-args.max_snapshots:]:
             policy, _ = read_policy_file(snap, device=opponent_device)
@@ -167,6 +171,7 @@ def finish(run: Run, interrupted: bool, device: str, where: str, names, command:
         "ppo": {"n_steps": args.n_steps, "batch_size": args.batch_size,
                 "epochs": args.epochs, "lr": args.lr or DEFAULT_LR, "lr_end": args.lr_end},
         "device": f"{device} ({where})", "torch_threads": th.get_num_threads(),
+        "precision": getattr(args, "precision_used", "float32"),
         "omp_wait_policy": os.environ.get(threads.VARIABLE),
         "wall_seconds": round(wall, 1),
         "steps_per_second": round((model.num_timesteps - run.start_steps) / wall, 1)
@@ -228,6 +233,15 @@ def pick_device(name: str) -> tuple[str, str]:
         raise SetupError(f"--device {name}: {e}") from None
     return device, (th.cuda.get_device_name(th.device(device)) if device.startswith("cuda")
                     else "CPU")
+
+
+def pick_precision(choice: str, device: str) -> str:
+    """--precision on ``device`` (``agents.precision.resolve``): auto is bfloat16 for the
+    feature extractor on CUDA, float32 elsewhere."""
+    try:
+        return resolve(choice, device)
+    except ValueError as e:
+        raise SetupError(f"--precision: {e}") from None
 
 
 def make_games(args, pool: Pool, decks):
