@@ -245,6 +245,166 @@ class PointerExtractor(Extractor):
         return th.cat([trunk, keys.reshape(b, -1)], dim=1)
 
 
+class CompactPointerExtractor(Extractor):
+    """``PointerExtractor``'s reading of the compact observation (``layout.COMPACT``),
+    whose card rows are indices into the pool's card table.
+
+    The table (``set_card_table``: float32 ``(rows, columns)``, row 0 "no card"; a
+    non-persistent buffer that moves with ``.to()``, so the weights never hold a pool) is
+    embedded once per forward by a small MLP, and every card slot gathers its row of that
+    embedding: a batch costs one MLP over the pool's ~200 cards instead of one layer over
+    159 features for each of ~60 slots of every observation.  Then the same joins as
+    ``PointerExtractor``: a lane's values and flags to its unit row, a hand slot's facts to
+    its hand row, a candidate's facts to its candidate row, a learnt embedding of where a
+    row is (the cards of one set share one), presence from the index (0: no card).  The
+    trunk reads the values and flags before the slots (and the counts and added effect
+    verbs after them), the leaders, units and battle references in place, and the items
+    of each side, the hand, the candidates and the known opponent cards as sets (sum and
+    max).  A zone is read as the full layout's zone row is -- one layer over the sum of its
+    cards' rows / 10, which by linearity is its card counts times the table's projection
+    -- plus a second projection of which cards are there at all (so one card stands out
+    of a big pile): two small matrix products, no per-card gather.  The output is the
+    trunk's features and one key per card row, as ``PointerExtractor``'s, for
+    ``PointerHead``.
+
+    The slot groups are gathered one by one (never sliced out of one tensor: a slice's
+    backward writes a whole zero tensor), which is most of its speed on a CPU.
+    """
+
+    #: the card-index groups in ``card_index`` order: (name, first row, rows, position
+    #: embedding of each row); a set's cards share one place
+    GROUPS = (("leaders", E.ROW_LEADERS, 2, (0, 1)),
+              ("units", E.ROW_UNITS, 6, tuple(range(2, 8))),
+              ("items", E.ROW_ITEMS, 6 * E.ITEM_ROWS,
+               (8,) * (3 * E.ITEM_ROWS) + (9,) * (3 * E.ITEM_ROWS)),
+              ("hand", E.ROW_HAND, E.HAND_ROWS, (10,) * E.HAND_ROWS),
+              ("refs", E.ROW_REFS, 3, (11, 12, 13)),
+              ("candidates", E.ROW_CANDS, E.CANDIDATE_ROWS, (14,) * E.CANDIDATE_ROWS))
+    ZONE_BLOCKS = ("trash_index", "damage_index", "skill_index")
+
+    def __init__(self, observation_space: spaces.Box, card_dim: int = 32, key_dim: int = 16,
+                 trunk_dim: int = 128, zone_dim: int = 16, table_width: int | None = None):
+        from nivel_env.env.layout import COMPACT
+        n_obs = observation_space.shape[0] if len(observation_space.shape) == 1 else -1
+        if n_obs not in COMPACT.readable().values():
+            raise ValueError(f"CompactPointerExtractor: observation shape "
+                             f"{observation_space.shape} is not the compact layout's "
+                             f"({COMPACT.size},)")
+        super().__init__(observation_space, trunk_dim + CARD_ROWS * key_dim)
+        lay = self.lay = COMPACT
+        assert sum(g[2] for g in self.GROUPS) == CARD_ROWS == lay.block("card_index").size
+        self.trunk_dim, self.key_dim, self.card_dim = trunk_dim, key_dim, card_dim
+        #: the card table columns the network reads (a wider table's first ones)
+        self.table_width = int(table_width or CardRows(OBS_SIZE).width)
+        self.glob = lay.offset("hand_slots")            # values and flags before the slots
+        self.after = [b for b in ("count", "effect_added_verbs", "effect_step_added_verb")
+                      if b in lay]
+        n_after = sum(lay.block(b).size for b in self.after)
+        n_lane = lay.block("field_values").shape[1] + lay.block("field_flags").shape[1]
+        self.static = nn.Sequential(nn.Linear(self.table_width, card_dim), nn.ReLU(),
+                                    nn.Linear(card_dim, card_dim))
+        self.hand_extra = nn.Linear(lay.block("hand_slots").shape[1], card_dim, bias=False)
+        self.cand_extra = nn.Linear(lay.block("candidate_slots").shape[1], card_dim,
+                                    bias=False)
+        self.lane_extra = nn.Linear(n_lane, card_dim, bias=False)
+        self.position = nn.Parameter(th.zeros(max(p for g in self.GROUPS for p in g[3]) + 1,
+                                              card_dim))
+        self.register_buffer("place", th.as_tensor([p for g in self.GROUPS for p in g[3]]),
+                             persistent=False)
+        # zones: the table's projections for the sum of a zone's rows and for which cards
+        # are there (bias-free, so "no card" projects to 0)
+        self.zone_sum = nn.Linear(self.table_width, zone_dim, bias=False)
+        self.zone_any = nn.Linear(self.table_width, zone_dim, bias=False)
+        self.zone_bias = nn.Parameter(th.zeros(zone_dim))
+        self.n_zones = sum(lay.block(n).shape[0] for n in self.ZONE_BLOCKS)
+        zone_of = [z for z, n in enumerate(self.ZONE_BLOCKS) for _ in range(
+            lay.block(n).shape[0] * lay.block(n).shape[1])]
+        # zone of each listed card: 0..5 (mine, theirs per block), in the blocks' order
+        side = [s for n in self.ZONE_BLOCKS for s in range(lay.block(n).shape[0])
+                for _ in range(lay.block(n).shape[1])]
+        self.register_buffer("zone_slot", th.as_tensor(
+            [2 * z + s for z, s in zip(zone_of, side)]), persistent=False)
+        self.register_buffer("table", th.zeros(1, self.table_width), persistent=False)
+        n_in = (self.glob + n_after + 11 * card_dim + 5 * 2 * card_dim
+                + self.n_zones * zone_dim)
+        self.trunk = nn.Sequential(nn.Linear(n_in, trunk_dim), nn.ReLU())
+        self.key_rows = nn.Linear(card_dim, key_dim)
+        self.key_context = nn.Linear(trunk_dim, key_dim)
+
+    def set_card_table(self, table) -> None:
+        """Read card indices against ``table`` (the pool's ``encoder.card_table(db)``): any
+        number of rows, at least ``table_width`` columns (a later layout version's wider
+        table is read through its first ones)."""
+        t = table.detach() if isinstance(table, th.Tensor) else \
+            th.from_numpy(np.array(table, dtype=np.float32))
+        if t.ndim != 2 or t.shape[0] < 1:
+            raise ValueError(f"CompactPointerExtractor: a card table is (rows, columns) with "
+                             f"row 0 for no card, got shape {tuple(t.shape)}")
+        if t.shape[1] < self.table_width:
+            raise ValueError(f"CompactPointerExtractor: the card table has {t.shape[1]} "
+                             f"columns, the network reads {self.table_width}")
+        self.table = t[:, :self.table_width].float().to(self.table.device).contiguous()
+
+    def forward(self, obs: th.Tensor) -> th.Tensor:
+        lay, b, table = self.lay, obs.shape[0], self.table
+        n_rows = table.shape[0]
+        emb = self.static(table)                         # the pool's cards, once per batch
+        idx = lay.view(obs, "card_index").long()
+        extra = {"units": self.lane_extra(th.cat([lay.view(obs, "field_values"),
+                                                  lay.view(obs, "field_flags")], dim=2)),
+                 "hand": self.hand_extra(lay.view(obs, "hand_slots")),
+                 "candidates": self.cand_extra(lay.view(obs, "candidate_slots"))}
+        position = self.position[self.place]
+        rows = {}
+        for name, first, n, _ in self.GROUPS:
+            i = idx[:, first:first + n]
+            x = nn.functional.embedding(i, emb) + position[first:first + n]
+            if name in extra:
+                x = x + extra[name]
+            rows[name] = th.relu(x) * (i > 0).unsqueeze(2)
+        known_i = lay.view(obs, "known_index").long()
+        known = th.relu(nn.functional.embedding(known_i, emb)) * (known_i > 0).unsqueeze(2)
+        items = rows["items"].reshape(b, 2, -1, self.card_dim)
+        fixed = th.cat([rows["leaders"], rows["units"], rows["refs"]], dim=1)
+        sets = [items[:, 0], items[:, 1], rows["hand"], rows["candidates"], known]
+        # zone card counts (row 0, no card, dropped), then sums / 10 and presence
+        zi = th.cat([lay.view(obs, n).reshape(b, -1) for n in self.ZONE_BLOCKS], dim=1).long()
+        counts = th.zeros(b, self.n_zones * n_rows, device=obs.device).scatter_add_(
+            1, self.zone_slot * n_rows + zi, th.ones_like(zi, dtype=th.float32))
+        counts = counts.reshape(b * self.n_zones, n_rows)
+        counts[:, 0] = 0.0
+        z = (counts / 10.0) @ self.zone_sum(table) + (counts > 0).float() @ self.zone_any(table)
+        z = th.relu(z + self.zone_bias).reshape(b, -1)
+        parts = [obs[:, :self.glob]] + [lay.view(obs, n) for n in self.after] \
+            + [fixed.reshape(b, -1)] + [s.sum(dim=1) for s in sets] \
+            + [s.amax(dim=1) for s in sets] + [z]
+        trunk = self.trunk(th.cat(parts, dim=1))
+        e = th.cat([rows[g[0]] for g in self.GROUPS], dim=1)
+        keys = th.relu(self.key_rows(e) + self.key_context(trunk).unsqueeze(1))
+        return th.cat([trunk, keys.reshape(b, -1)], dim=1)
+
+
+#: the extractors whose output ``PointerHead`` and ``TrunkValue`` read
+POINTER_EXTRACTORS = (PointerExtractor, CompactPointerExtractor)
+
+
+def set_card_table(module: nn.Module, table) -> int:
+    """Give every ``CompactPointerExtractor`` in ``module`` (a policy, SB3's or a
+    ``PolicyNetwork``) the card table ``table``; how many there were."""
+    found = [m for m in module.modules() if isinstance(m, CompactPointerExtractor)]
+    for m in found:
+        m.set_card_table(table)
+    return len(found)
+
+
+def card_table_of(module: nn.Module):
+    """The card table ``module``'s compact extractor reads (a tensor), or None."""
+    for m in module.modules():
+        if isinstance(m, CompactPointerExtractor):
+            return m.table
+    return None
+
+
 class PointerHead(nn.Module):
     """Action logits: a plain layer over the trunk, plus, for each action that names a
     card row, that row's key scored by the action type's query ("play hand card i to lane
@@ -293,6 +453,20 @@ def pointer_policy(card_dim: int = 64, key_dim: int = 32, trunk_dim: int = 256):
              "features_extractor_kwargs": {"card_dim": card_dim, "key_dim": key_dim,
                                            "trunk_dim": trunk_dim},
              "net_arch": {"pi": [], "vf": []}})
+
+
+def compact_pointer_policy(card_table, card_dim: int = 32, key_dim: int = 16,
+                           trunk_dim: int = 128, zone_dim: int = 16):
+    """(policy class, policy_kwargs) for MaskablePPO with the compact pointer network over
+    the compact observation (``layout.COMPACT.box()``), reading ``card_table`` (the
+    training pool's ``nivel_env.env.encoder.card_table(db)``; needs the train extra)."""
+    from .sb3_policy import CompactPointerPolicy
+    return (CompactPointerPolicy,
+            {"features_extractor_class": CompactPointerExtractor,
+             "features_extractor_kwargs": {"card_dim": card_dim, "key_dim": key_dim,
+                                           "trunk_dim": trunk_dim, "zone_dim": zone_dim},
+             "net_arch": {"pi": [], "vf": []},
+             "card_table": np.array(card_table, dtype=np.float32)})
 
 
 # ---------------------------------------------------------------------- for playing
@@ -350,8 +524,8 @@ class PolicyNetwork(nn.Module):
         dim = self.features_extractor.features_dim
         self.mlp_extractor = MlpHeads(dim, net_arch, activation)
         if pointer:
-            if not isinstance(self.features_extractor, PointerExtractor):
-                raise ValueError("the pointer policy needs the pointer feature extractor")
+            if not isinstance(self.features_extractor, POINTER_EXTRACTORS):
+                raise ValueError("the pointer policy needs a pointer feature extractor")
             fx = self.features_extractor
             self.action_net = PointerHead(fx.trunk_dim, fx.key_dim, n_actions)
             self.value_net = TrunkValue(fx.trunk_dim)
@@ -391,8 +565,8 @@ class PolicyNetwork(nn.Module):
         return self.action_logits(obs), self.predict_values(obs)
 
 
-def __getattr__(name):                      # the SB3 class, where the train extra is installed
-    if name == "PointerPolicy":
-        from .sb3_policy import PointerPolicy
-        return PointerPolicy
+def __getattr__(name):                  # the SB3 classes, where the train extra is installed
+    if name in ("PointerPolicy", "CompactPointerPolicy"):
+        from . import sb3_policy
+        return getattr(sb3_policy, name)
     raise AttributeError(f"module 'agents.network' has no attribute {name!r}")

@@ -1,0 +1,153 @@
+"""Training cost of each policy network: CPU time per sample of forward + backward + Adam.
+
+    python benchmarks/network_cost.py [--rounds 7] [--batches 256 64] [--positions 2048]
+
+What one MaskablePPO minibatch costs the learner, per sample: the actor's logits and the
+critic's value of a minibatch of real observations, a loss over both, its backward pass
+and one Adam step, for the card-set network (full observation), today's pointer network
+(full observation) and the compact pointer network (compact observation, ``layout.COMPACT``:
+card table indices; the table embedded once per minibatch).  Observations are the same
+positions in both layouts: random legal play of the four bundled decks, both seats
+encoded at every decision by ``make_encoder(db, "full")`` and ``make_encoder(db,
+"compact")``.
+
+One torch thread (``torch.set_num_threads(1)``), CPU time (``time.process_time``); each
+round times every network in turn (the order reversed every other round) over the same
+minibatches, ``--steps`` steps each after one untimed warm-up step.  Prints per round, then
+the median over rounds with the spread (least-most), the ratio against the pointer network
+(median of per-round ratios) and each network's parameter count.
+"""
+from __future__ import annotations
+
+import argparse
+import random
+import statistics as st
+import time
+
+import numpy as np
+import torch as th
+
+DECKS = ("ember-rush", "stone-bastion", "gale-runners", "anvil-guild")
+
+
+def positions(n: int, seed: int = 0):
+    """(full observations, compact observations, action masks) of ``n`` positions of random
+    legal play, the same positions in both layouts (float32 arrays)."""
+    from nivel_env.cards import load_card_db, load_deck
+    from nivel_env.engine import actions as A
+    from nivel_env.engine import new_game
+    from nivel_env.env.encoder import make_encoder
+    db = load_card_db()
+    decks = [load_deck(d) for d in DECKS]
+    full, compact, masks = [], [], []
+    s = seed
+    while len(full) < n:
+        g = new_game(decks[s % 4], decks[(s + 1) % 4], seed=s)
+        encoders = make_encoder(g.db, "full"), make_encoder(g.db, "compact")
+        rng = random.Random(s)
+        while not g.is_terminal() and len(full) < n:
+            legal = g.legal_actions()
+            p = g.current_player
+            full.append(encoders[0].encode(g, p, legal).copy())
+            compact.append(encoders[1].encode(g, p, legal).copy())
+            m = np.zeros(A.N_ACTIONS, bool)
+            m[legal] = True
+            masks.append(m)
+            g.apply_action(legal[rng.randrange(len(legal))])
+        s += 1
+    assert db.version == g.db.version
+    return np.stack(full), np.stack(compact), np.stack(masks)
+
+
+def networks(card_table) -> dict:
+    """name -> (plain-torch policy network, which observations it reads)."""
+    from agents.network import PolicyNetwork, set_card_table
+    from agents.policy import _extractors
+    from nivel_env.engine.actions import N_ACTIONS
+    from nivel_env.env.layout import COMPACT, LAYOUT
+    fx = _extractors()
+    out = {
+        "card_set": (PolicyNetwork(LAYOUT.size, N_ACTIONS, {"pi": [128], "vf": [128]},
+                                   th.nn.Tanh, fx["card_set"], {}), "full"),
+        "pointer": (PolicyNetwork(LAYOUT.size, N_ACTIONS, {"pi": [], "vf": []}, th.nn.Tanh,
+                                  fx["pointer"], {}, pointer=True), "full"),
+        "compact": (PolicyNetwork(COMPACT.size, N_ACTIONS, {"pi": [], "vf": []}, th.nn.Tanh,
+                                  fx["compact_pointer"], {}, pointer=True), "compact"),
+        # the compact network at the pointer network's widths
+        "compact_wide": (PolicyNetwork(COMPACT.size, N_ACTIONS, {"pi": [], "vf": []},
+                                       th.nn.Tanh, fx["compact_pointer"],
+                                       {"card_dim": 64, "key_dim": 32, "trunk_dim": 256},
+                                       pointer=True), "compact"),
+    }
+    for name in ("compact", "compact_wide"):
+        set_card_table(out[name][0], card_table)
+    return out
+
+
+def forward(net, obs):
+    """Logits and values of ``obs`` as MaskablePPO's ``evaluate_actions`` computes them:
+    the shared features once, then the actor's and the critic's heads."""
+    latent_pi, latent_vf = net.mlp_extractor(net.features_extractor(obs))
+    return net.action_net(latent_pi), net.value_net(latent_vf)
+
+
+def step_time(net, opt, obs, masks, steps: int) -> float:
+    """CPU seconds per sample of ``steps`` forward+backward+Adam steps on ``obs``."""
+    t0 = time.process_time()
+    for _ in range(steps):
+        logits, value = forward(net, obs)
+        logits = logits.masked_fill(~masks, -1e8)
+        loss = -logits.log_softmax(1).amax(1).mean() + value.square().mean()
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+    return (time.process_time() - t0) / (steps * len(obs))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--steps", type=int, default=4, help="timed steps per network and round")
+    ap.add_argument("--batches", type=int, nargs="+", default=[256, 64])
+    ap.add_argument("--positions", type=int, default=2048)
+    ap.add_argument("--only", nargs="*", help="networks to time (default: all)")
+    args = ap.parse_args()
+    th.set_num_threads(1)
+    th.manual_seed(0)
+    from nivel_env.cards import load_card_db
+    from nivel_env.env.encoder import card_table
+    full, compact, masks = positions(args.positions)
+    nets = networks(card_table(load_card_db()))
+    if args.only:
+        nets = {k: v for k, v in nets.items() if k in args.only}
+    data = {"full": th.as_tensor(full), "compact": th.as_tensor(compact)}
+    mask = th.as_tensor(masks)
+    for name, (net, _) in nets.items():
+        net.train()
+        print(f"{name}: {sum(p.numel() for p in net.parameters()):,} parameters")
+    opts = {k: th.optim.Adam(n.parameters(), lr=1e-4) for k, (n, _) in nets.items()}
+    rng = np.random.default_rng(0)
+    for batch in args.batches:
+        res: dict = {k: [] for k in nets}
+        for r in range(args.rounds):
+            pick = th.as_tensor(rng.choice(len(mask), batch, replace=False))
+            order = list(nets) if r % 2 == 0 else list(nets)[::-1]
+            for k in order:
+                net, lay = nets[k]
+                x, m = data[lay][pick], mask[pick]
+                step_time(net, opts[k], x, m, 1)                  # warm-up, untimed
+                res[k].append(step_time(net, opts[k], x, m, args.steps) * 1e6)
+            print(f"minibatch {batch} round {r}: "
+                  + ", ".join(f"{k} {res[k][-1]:.1f}" for k in nets) + " us/sample", flush=True)
+        print(f"\nminibatch {batch}, one thread, CPU us per sample (fwd+bwd+Adam), "
+              f"{args.rounds} rounds")
+        print(f"{'network':10} {'median':>8} {'least':>8} {'most':>8} {'vs pointer':>11}")
+        for k, v in res.items():
+            ratio = (f"{st.median(b / x for b, x in zip(res['pointer'], v)):.2f}x"
+                     if "pointer" in res else "-")
+            print(f"{k:10} {st.median(v):8.1f} {min(v):8.1f} {max(v):8.1f} {ratio:>11}")
+        print()
+
+
+if __name__ == "__main__":
+    main()
