@@ -325,9 +325,11 @@ class CompactPointerExtractor(Extractor):
         self.register_buffer("zone_slot", th.as_tensor(
             [2 * z + s for z, s in zip(zone_of, side)]), persistent=False)
         self.register_buffer("table", th.zeros(1, self.table_width), persistent=False)
-        n_in = (self.glob + n_after + 11 * card_dim + 5 * 2 * card_dim
-                + self.n_zones * zone_dim)
-        self.trunk = nn.Sequential(nn.Linear(n_in, trunk_dim), nn.ReLU())
+        # the trunk: one layer over the observation's values as given (no gradient to
+        # them) plus one over what the network made of the cards
+        self.trunk_given = nn.Linear(self.glob + n_after, trunk_dim)
+        self.trunk = nn.Linear(11 * card_dim + 5 * 2 * card_dim + self.n_zones * zone_dim,
+                               trunk_dim, bias=False)
         self.key_rows = nn.Linear(card_dim, key_dim)
         self.key_context = nn.Linear(trunk_dim, key_dim)
 
@@ -348,7 +350,10 @@ class CompactPointerExtractor(Extractor):
     def forward(self, obs: th.Tensor) -> th.Tensor:
         lay, b, table = self.lay, obs.shape[0], self.table
         n_rows = table.shape[0]
-        emb = self.static(table)                         # the pool's cards, once per batch
+        # the pool's cards, once per batch; row 0 ("no card") far below zero, so a slot
+        # without a card is 0 after the ReLU whatever is added to it (its presence mask)
+        emb = th.cat([table.new_full((1, self.card_dim), _ABSENT),
+                      self.static(table[1:])])
         idx = lay.view(obs, "card_index").long()
         extra = {"units": self.lane_extra(th.cat([lay.view(obs, "field_values"),
                                                   lay.view(obs, "field_flags")], dim=2)),
@@ -357,31 +362,59 @@ class CompactPointerExtractor(Extractor):
         position = self.position[self.place]
         rows = {}
         for name, first, n, _ in self.GROUPS:
-            i = idx[:, first:first + n]
-            x = nn.functional.embedding(i, emb) + position[first:first + n]
-            if name in extra:
-                x = x + extra[name]
-            rows[name] = th.relu(x) * (i > 0).unsqueeze(2)
-        known_i = lay.view(obs, "known_index").long()
-        known = th.relu(nn.functional.embedding(known_i, emb)) * (known_i > 0).unsqueeze(2)
-        items = rows["items"].reshape(b, 2, -1, self.card_dim)
+            x = nn.functional.embedding(idx[:, first:first + n], emb) \
+                + position[first:first + n]
+            rows[name] = th.relu(x + extra[name] if name in extra else x)
+        known = th.relu(nn.functional.embedding(lay.view(obs, "known_index").long(), emb))
+        items = rows["items"].reshape(b, 2, -1, self.card_dim)       # mine, then theirs
         fixed = th.cat([rows["leaders"], rows["units"], rows["refs"]], dim=1)
-        sets = [items[:, 0], items[:, 1], rows["hand"], rows["candidates"], known]
-        # zone card counts (row 0, no card, dropped), then sums / 10 and presence
+        sets = [rows["hand"], rows["candidates"], known]
+        # zone card counts (row 0, no card, dropped): their sums / 10 and which are there
         zi = th.cat([lay.view(obs, n).reshape(b, -1) for n in self.ZONE_BLOCKS], dim=1).long()
         counts = th.zeros(b, self.n_zones * n_rows, device=obs.device).scatter_add_(
             1, self.zone_slot * n_rows + zi, th.ones_like(zi, dtype=th.float32))
         counts = counts.reshape(b * self.n_zones, n_rows)
         counts[:, 0] = 0.0
-        z = (counts / 10.0) @ self.zone_sum(table) + (counts > 0).float() @ self.zone_any(table)
+        z = counts @ (self.zone_sum(table) * 0.1) + counts.clamp(max=1.0) @ self.zone_any(table)
         z = th.relu(z + self.zone_bias).reshape(b, -1)
-        parts = [obs[:, :self.glob]] + [lay.view(obs, n) for n in self.after] \
-            + [fixed.reshape(b, -1)] + [s.sum(dim=1) for s in sets] \
-            + [s.amax(dim=1) for s in sets] + [z]
-        trunk = self.trunk(th.cat(parts, dim=1))
+        learnt = [fixed.reshape(b, -1), items.sum(dim=2).reshape(b, -1),
+                  set_max(items, 2).reshape(b, -1)] + [s.sum(dim=1) for s in sets] \
+            + [set_max(s, 1) for s in sets] + [z]
+        given = th.cat([obs[:, :self.glob]] + [lay.view(obs, n) for n in self.after], dim=1)
+        trunk = th.relu(self.trunk_given(given) + self.trunk(th.cat(learnt, dim=1)))
         e = th.cat([rows[g[0]] for g in self.GROUPS], dim=1)
         keys = th.relu(self.key_rows(e) + self.key_context(trunk).unsqueeze(1))
         return th.cat([trunk, keys.reshape(b, -1)], dim=1)
+
+
+class _SetMax(th.autograd.Function):
+    """``x.amax(dim)`` with a cheaper backward on a CPU: the gradient goes to every
+    element equal to the max (torch's splits it among ties, with a comparison and a
+    division that cost it several times the forward here).  Ties among ReLU outputs are
+    zeros, whose gradient the ReLU drops anyway."""
+
+    @staticmethod
+    def forward(ctx, x, dim: int):
+        m = x.amax(dim, keepdim=True)
+        ctx.save_for_backward(x, m)
+        ctx.dim = dim
+        return m.squeeze(dim)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, m = ctx.saved_tensors
+        at_max = th.sign(x - m).add_(1.0)                # 1 where x is the max, else 0
+        return at_max.mul_(grad.unsqueeze(ctx.dim)), None
+
+
+def set_max(x: th.Tensor, dim: int) -> th.Tensor:
+    """The max over ``dim`` (a set's max pooling), as ``x.amax(dim)``."""
+    return _SetMax.apply(x, dim)
+
+
+#: the embedding of "no card": far enough below zero that nothing a slot adds lifts it
+#: above the ReLU's zero
+_ABSENT = -1e30
 
 
 #: the extractors whose output ``PointerHead`` and ``TrunkValue`` read
@@ -429,7 +462,9 @@ class PointerHead(nn.Module):
         q = self.query(trunk).reshape(b, self.n_types, self.key_dim)
         s = th.bmm(q, keys.transpose(1, 2)).reshape(b, -1) / self.key_dim ** 0.5
         s = th.cat([s, s.new_zeros(b, 1)], dim=1)
-        return self.base(trunk) + s[:, self.index[0]] + s[:, self.index[1]]
+        # index_select: its backward adds into place (advanced indexing's sorts first)
+        return self.base(trunk) + s.index_select(1, self.index[0]) \
+            + s.index_select(1, self.index[1])
 
 
 class TrunkValue(nn.Module):
@@ -456,16 +491,20 @@ def pointer_policy(card_dim: int = 64, key_dim: int = 32, trunk_dim: int = 256):
 
 
 def compact_pointer_policy(card_table, card_dim: int = 32, key_dim: int = 16,
-                           trunk_dim: int = 128, zone_dim: int = 16):
+                           trunk_dim: int = 128, zone_dim: int = 16, fused_adam: bool = True):
     """(policy class, policy_kwargs) for MaskablePPO with the compact pointer network over
     the compact observation (``layout.COMPACT.box()``), reading ``card_table`` (the
-    training pool's ``nivel_env.env.encoder.card_table(db)``; needs the train extra)."""
+    training pool's ``nivel_env.env.encoder.card_table(db)``; needs the train extra).
+
+    ``fused_adam``: torch's fused Adam (SB3's eps), the same updates in one kernel per
+    step -- a few microseconds a sample less on a CPU (benchmarks/network_cost.py)."""
     from .sb3_policy import CompactPointerPolicy
     return (CompactPointerPolicy,
             {"features_extractor_class": CompactPointerExtractor,
              "features_extractor_kwargs": {"card_dim": card_dim, "key_dim": key_dim,
                                            "trunk_dim": trunk_dim, "zone_dim": zone_dim},
              "net_arch": {"pi": [], "vf": []},
+             **({"optimizer_kwargs": {"eps": 1e-5, "fused": True}} if fused_adam else {}),
              "card_table": np.array(card_table, dtype=np.float32)})
 
 

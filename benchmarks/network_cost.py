@@ -14,8 +14,10 @@ encoded at every decision by ``make_encoder(db, "full")`` and ``make_encoder(db,
 One torch thread (``torch.set_num_threads(1)``), CPU time (``time.process_time``); each
 round times every network in turn (the order reversed every other round) over the same
 minibatches, ``--steps`` steps each after one untimed warm-up step.  Prints per round, then
-the median over rounds with the spread (least-most), the ratio against the pointer network
-(median of per-round ratios) and each network's parameter count.
+the median over rounds with the spread (least-most), the pointer network's time over each
+network's (median of per-round ratios: above 1, cheaper than the pointer network) and each
+network's parameter count.  Adam is SB3's (eps 1e-5); ``--fused-adam`` times torch's fused
+Adam for every network (what ``compact_pointer_policy`` asks for).
 """
 from __future__ import annotations
 
@@ -111,6 +113,9 @@ def main() -> None:
     ap.add_argument("--batches", type=int, nargs="+", default=[256, 64])
     ap.add_argument("--positions", type=int, default=2048)
     ap.add_argument("--only", nargs="*", help="networks to time (default: all)")
+    ap.add_argument("--fused-adam", action="store_true",
+                    help="torch's fused Adam for every network (compact_pointer_policy's "
+                         "default) instead of SB3's default Adam")
     args = ap.parse_args()
     th.set_num_threads(1)
     th.manual_seed(0)
@@ -125,7 +130,9 @@ def main() -> None:
     for name, (net, _) in nets.items():
         net.train()
         print(f"{name}: {sum(p.numel() for p in net.parameters()):,} parameters")
-    opts = {k: th.optim.Adam(n.parameters(), lr=1e-4) for k, (n, _) in nets.items()}
+    adam = {"eps": 1e-5, **({"fused": True} if args.fused_adam else {})}    # SB3's eps
+    opts = {k: th.optim.Adam(n.parameters(), lr=1e-4, **adam) for k, (n, _) in nets.items()}
+    print(f"Adam {adam}")
     rng = np.random.default_rng(0)
     for batch in args.batches:
         res: dict = {k: [] for k in nets}
@@ -141,11 +148,11 @@ def main() -> None:
                   + ", ".join(f"{k} {res[k][-1]:.1f}" for k in nets) + " us/sample", flush=True)
         print(f"\nminibatch {batch}, one thread, CPU us per sample (fwd+bwd+Adam), "
               f"{args.rounds} rounds")
-        print(f"{'network':10} {'median':>8} {'least':>8} {'most':>8} {'vs pointer':>11}")
+        print(f"{'network':12} {'median':>8} {'least':>8} {'most':>8} {'pointer/it':>11}")
         for k, v in res.items():
             ratio = (f"{st.median(b / x for b, x in zip(res['pointer'], v)):.2f}x"
                      if "pointer" in res else "-")
-            print(f"{k:10} {st.median(v):8.1f} {min(v):8.1f} {max(v):8.1f} {ratio:>11}")
+            print(f"{k:12} {st.median(v):8.1f} {min(v):8.1f} {max(v):8.1f} {ratio:>11}")
         print()
 
 
