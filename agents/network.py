@@ -256,19 +256,23 @@ class CompactPointerExtractor(Extractor):
     159 features for each of ~60 slots of every observation.  Then the same joins as
     ``PointerExtractor``: a lane's values and flags to its unit row, a hand slot's facts to
     its hand row, a candidate's facts to its candidate row, a learnt embedding of where a
-    row is (the cards of one set share one), presence from the index (0: no card).  The
-    trunk reads the values and flags before the slots (and the counts and added effect
-    verbs after them), the leaders, units and battle references in place, and the items
-    of each side, the hand, the candidates and the known opponent cards as sets (sum and
-    max).  A zone is read as the full layout's zone row is -- one layer over the sum of its
-    cards' rows / 10, which by linearity is its card counts times the table's projection
-    -- plus a second projection of which cards are there at all (so one card stands out
-    of a big pile): two small matrix products, no per-card gather.  The output is the
-    trunk's features and one key per card row, as ``PointerExtractor``'s, for
-    ``PointerHead``.
+    row is (the cards of one set share one), presence from the index (0: no card, whose
+    embedding lies so far below zero that the row is 0 after the ReLU, as
+    ``PointerExtractor``'s presence mask makes it).  The trunk reads the values and flags
+    before the slots (and the counts and added effect verbs after them), the leaders,
+    units and battle references in place, and the items of each side, the hand, the
+    candidates and the known opponent cards as sets (sum and max).  A zone is read as the
+    full layout's zone row is -- one layer over the sum of its cards' rows / 10, which by
+    linearity is its card counts times the table's projection -- plus a second
+    projection of which cards are there at all (so one card stands out of a big pile):
+    two small matrix products, no per-card gather.  The output is the trunk's features
+    and one key per card row, as ``PointerExtractor``'s, for ``PointerHead``.
 
-    The slot groups are gathered one by one (never sliced out of one tensor: a slice's
-    backward writes a whole zero tensor), which is most of its speed on a CPU.
+    For speed on a CPU (benchmarks/network_cost.py): the slot groups are gathered, and
+    their keys made, one by one (slicing them out of one tensor would cost its backward a
+    whole zero tensor per slice), the observation's own values get their own trunk layer
+    (no gradient computed for them), and max pooling has a cheaper backward
+    (``set_max``).
     """
 
     #: the card-index groups in ``card_index`` order: (name, first row, rows, position
@@ -382,8 +386,10 @@ class CompactPointerExtractor(Extractor):
             + [set_max(s, 1) for s in sets] + [z]
         given = th.cat([obs[:, :self.glob]] + [lay.view(obs, n) for n in self.after], dim=1)
         trunk = th.relu(self.trunk_given(given) + self.trunk(th.cat(learnt, dim=1)))
-        e = th.cat([rows[g[0]] for g in self.GROUPS], dim=1)
-        keys = th.relu(self.key_rows(e) + self.key_context(trunk).unsqueeze(1))
+        # keys group by group (one tensor of all the rows would cost a copy, and its
+        # gradient a copy back)
+        keys = th.relu(th.cat([self.key_rows(rows[g[0]]) for g in self.GROUPS], dim=1)
+                       + self.key_context(trunk).unsqueeze(1))
         return th.cat([trunk, keys.reshape(b, -1)], dim=1)
 
 

@@ -10,7 +10,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from agents.network import (CompactPointerExtractor, PolicyNetwork,  # noqa: E402
-                            card_table_of, set_card_table)
+                            card_table_of, set_card_table, set_max)
 from agents.policy import PolicyAgent, build_policy, export_policy, frozen_copy  # noqa: E402
 from nivel_env.cards import load_card_db, load_deck  # noqa: E402
 from nivel_env.cards.db import bundled_card_files  # noqa: E402
@@ -137,6 +137,13 @@ def test_any_order_of_rows_reads_the_same(batch):
                           atol=1e-4)
 
 
+def test_set_max_is_amax_with_its_gradient():
+    x = torch.randn(4, 6, 5, dtype=torch.double, requires_grad=True)
+    assert torch.equal(set_max(x, 1), x.amax(1))
+    assert torch.autograd.gradcheck(lambda t: set_max(t, 1), (x,))
+    assert torch.autograd.gradcheck(lambda t: set_max(t, 2), (x,))
+
+
 def compact_env():
     """NivelArenaGymEnv observing the compact layout (until the environments take obs=)."""
     from nivel_env import NivelArenaGymEnv
@@ -170,6 +177,9 @@ def test_maskable_ppo_trains_it_and_its_policy_file_plays_the_same(tmp_path):
     weights = [p.detach().clone() for p in model.policy.parameters()]
     model.learn(32)
     assert any(not torch.equal(a, b) for a, b in zip(weights, model.policy.parameters()))
+    model.save(tmp_path / "model.zip")           # SB3's own checkpoint keeps the table
+    again = MaskablePPO.load(tmp_path / "model.zip", device="cpu")
+    assert torch.equal(card_table_of(again.policy), card_table_of(model.policy))
     path = export_policy(model, tmp_path / "c.pt", {"command": "test"})
     saved = torch.load(path, weights_only=True)
     assert saved["meta"]["observation_layout"] == "compact"
