@@ -137,6 +137,22 @@ def test_any_order_of_rows_reads_the_same(batch):
                           atol=1e-4)
 
 
+def test_every_tensor_follows_the_network_to_its_device(batch):
+    """Moved with .to(), the table and every tensor a step makes are on the network's
+    device: on torch's meta device (shapes only) a tensor left on the CPU would fail."""
+    obs, _ = batch
+    net = network().to("meta")
+    net.train()
+    assert card_table_of(net).device.type == "meta"
+    x = obs[:5].to("meta")
+    logits, value = net(x)
+    (logits.sum() + value.sum()).backward()
+    assert logits.shape == (5, N_ACTIONS) and logits.device.type == "meta"
+    assert all(p.grad is not None and p.grad.device.type == "meta" for p in net.parameters())
+    set_card_table(net, card_table(load_card_db()))    # a new table goes where the net is
+    assert card_table_of(net).device.type == "meta"
+
+
 def test_set_max_is_amax_with_its_gradient():
     x = torch.randn(4, 6, 5, dtype=torch.double, requires_grad=True)
     assert torch.equal(set_max(x, 1), x.amax(1))
