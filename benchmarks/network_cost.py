@@ -6,7 +6,8 @@ What one MaskablePPO minibatch costs the learner, per sample: the actor's logits
 critic's value of a minibatch of real observations, a loss over both, its backward pass
 and one Adam step, for the card-set network (full observation), today's pointer network
 (full observation) and the compact pointer network (compact observation, ``layout.COMPACT``:
-card table indices; the table embedded once per minibatch).  Observations are the same
+card table indices; the table embedded once per minibatch) at its default widths
+(``compact``) and at the pointer network's (``compact_wide``: card 64, key 32, trunk 256).  Observations are the same
 positions in both layouts: random legal play of the four bundled decks, both seats
 encoded at every decision by ``make_encoder(db, "full")`` and ``make_encoder(db,
 "compact")``.

@@ -11,7 +11,8 @@ torch = pytest.importorskip("torch")
 
 from agents.network import (CompactPointerExtractor, PolicyNetwork,  # noqa: E402
                             card_table_of, set_card_table, set_max)
-from agents.policy import PolicyAgent, build_policy, export_policy, frozen_copy  # noqa: E402
+from agents.policy import (PolicyAgent, actor_logits, build_policy, export_policy,  # noqa: E402
+                           frozen_copy)
 from nivel_env.cards import load_card_db, load_deck  # noqa: E402
 from nivel_env.cards.db import bundled_card_files  # noqa: E402
 from nivel_env.engine import N_ACTIONS, new_game  # noqa: E402
@@ -213,9 +214,11 @@ def test_maskable_ppo_trains_it_and_its_policy_file_plays_the_same(tmp_path):
     assert torch.allclose(la.log_softmax(1)[torch.as_tensor(masks)],
                           lb.log_softmax(1)[torch.as_tensor(masks)], atol=2e-2)
     assert torch.allclose(va, agent.policy.predict_values(x).detach(), atol=2e-2)
-    copy = frozen_copy(agent.policy)            # a self-play snapshot keeps the table
-    assert torch.equal(card_table_of(copy), card_table_of(agent.policy))
-    assert torch.equal(copy.action_logits(x), agent.policy.action_logits(x).detach())
+    for net in (agent.policy, model.policy):    # a self-play snapshot keeps the table
+        copy = frozen_copy(net)
+        assert torch.equal(card_table_of(copy), card_table_of(net))
+        with torch.no_grad():
+            assert torch.allclose(actor_logits(copy, x), actor_logits(net, x), atol=1e-5)
 
 
 def test_use_card_pool_reads_a_bigger_pool(tmp_path):
