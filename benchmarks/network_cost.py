@@ -7,10 +7,10 @@ critic's value of a minibatch of real observations, a loss over both, its backwa
 and one Adam step, for the card-set network (full observation), today's pointer network
 (full observation) and the compact pointer network (compact observation, ``layout.COMPACT``:
 card table indices; the table embedded once per minibatch) at its default widths
-(``compact``) and at the pointer network's (``compact_wide``: card 64, key 32, trunk 256).  Observations are the same
-positions in both layouts: random legal play of the four bundled decks, both seats
-encoded at every decision by ``make_encoder(db, "full")`` and ``make_encoder(db,
-"compact")``.
+(``compact``) and at the pointer network's (``compact_wide``: card 64, key 32, trunk 256).
+Observations are the same positions in both layouts: random legal play of the four
+bundled decks, the player to act encoded at every decision by ``make_encoder(db, "full")``
+and ``make_encoder(db, "compact")``.
 
 One torch thread (``torch.set_num_threads(1)``), CPU time (``time.process_time``); each
 round times every network in turn (the order reversed every other round) over the same
@@ -35,7 +35,8 @@ DECKS = ("ember-rush", "stone-bastion", "gale-runners", "anvil-guild")
 
 def positions(n: int, seed: int = 0):
     """(full observations, compact observations, action masks) of ``n`` positions of random
-    legal play, the same positions in both layouts (float32 arrays)."""
+    legal play, the same positions in both layouts (float32 arrays), as the player to act
+    sees them."""
     from nivel_env.cards import load_card_db, load_deck
     from nivel_env.engine import actions as A
     from nivel_env.engine import new_game
