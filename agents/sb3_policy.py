@@ -6,6 +6,7 @@ from __future__ import annotations
 from functools import partial
 
 import numpy as np
+import torch as th
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
 from .network import (POINTER_EXTRACTORS, CompactPointerExtractor, PointerHead, TrunkValue,
@@ -37,6 +38,34 @@ class PointerPolicy(MaskableActorCriticPolicy):
             self.value_net.apply(partial(self.init_weights, gain=1.0))
         self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1),
                                               **self.optimizer_kwargs)
+
+
+    def evaluate_actions(self, obs: th.Tensor, actions: th.Tensor, action_masks=None):
+        """MaskableActorCriticPolicy's ``evaluate_actions`` (values, log-probabilities of
+        ``actions``, entropies), computed straight from the masked logits: the same
+        numbers as its ``MaskableCategorical`` (masked logits -1e8, masked actions adding
+        nothing to the entropy) without building one, which cost a PPO minibatch about a
+        third of this network's forward on a CPU."""
+        if action_masks is None:
+            return super().evaluate_actions(obs, actions, action_masks)
+        features = self.extract_features(obs)
+        if self.share_features_extractor:
+            latent_pi, latent_vf = self.mlp_extractor(features)
+        else:
+            pi_features, vf_features = features
+            latent_pi = self.mlp_extractor.forward_actor(pi_features)
+            latent_vf = self.mlp_extractor.forward_critic(vf_features)
+        logits = self.action_net(latent_pi)
+        masks = th.as_tensor(action_masks, dtype=th.bool,
+                             device=logits.device).reshape(logits.shape)
+        log_p = th.where(masks, logits, logits.new_tensor(_MASKED)).log_softmax(dim=-1)
+        log_prob = log_p.gather(-1, actions.long().reshape(-1, 1)).squeeze(-1)
+        entropy = -th.where(masks, log_p * log_p.exp(), logits.new_tensor(0.0)).sum(-1)
+        return self.value_net(latent_vf), log_prob, entropy
+
+
+#: the logit of a masked action (sb3-contrib's MaskableCategorical's)
+_MASKED = -1e8
 
 
 class CompactPointerPolicy(PointerPolicy):

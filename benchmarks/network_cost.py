@@ -18,7 +18,11 @@ minibatches, ``--steps`` steps each after one untimed warm-up step.  Prints per 
 the median over rounds with the spread (least-most), the pointer network's time over each
 network's (median of per-round ratios: above 1, cheaper than the pointer network) and each
 network's parameter count.  Adam is SB3's (eps 1e-5); ``--fused-adam`` times torch's fused
-Adam for every network (what ``compact_pointer_policy`` asks for).
+Adam for every network (what ``compact_pointer_policy`` asks for).  Then, with the train
+extra, the same for a whole MaskablePPO minibatch update of the SB3 policies
+(``PointerPolicy``, ``CompactPointerPolicy``, each with the optimizer its
+``*_pointer_policy()`` gives): ``evaluate_actions``, the loss, backward, gradient clipping
+and the step, at the first ``--batches`` size.
 """
 from __future__ import annotations
 
@@ -108,6 +112,37 @@ def step_time(net, opt, obs, masks, steps: int) -> float:
     return (time.process_time() - t0) / (steps * len(obs))
 
 
+def sb3_policies(card_table) -> dict:
+    """name -> (the SB3 policy MaskablePPO trains, which observations it reads): the
+    pointer network's and the compact one's, as ``pointer_policy()`` and
+    ``compact_pointer_policy()`` make them (their optimizers included)."""
+    from gymnasium import spaces
+
+    from agents.network import compact_pointer_policy, pointer_policy
+    from nivel_env.engine.actions import N_ACTIONS
+    from nivel_env.env.encoder import observation_box
+    from nivel_env.env.layout import COMPACT
+    (pc, pk), (cc, ck) = pointer_policy(), compact_pointer_policy(card_table)
+    act = spaces.Discrete(N_ACTIONS)
+    return {"pointer": (pc(observation_box(), act, lambda _: 3e-4, **pk), "full"),
+            "compact": (cc(COMPACT.box(), act, lambda _: 3e-4, **ck), "compact")}
+
+
+def ppo_step_time(policy, obs, masks, actions, steps: int) -> float:
+    """CPU seconds per sample of ``steps`` MaskablePPO minibatch updates' work: the policy's
+    ``evaluate_actions``, a loss of the same terms, backward, gradient clipping and the
+    optimizer's step."""
+    t0 = time.process_time()
+    for _ in range(steps):
+        values, log_prob, entropy = policy.evaluate_actions(obs, actions, action_masks=masks)
+        loss = -log_prob.mean() + values.square().mean() - 0.01 * entropy.mean()
+        policy.optimizer.zero_grad()
+        loss.backward()
+        th.nn.utils.clip_grad_norm_(policy.parameters(), 0.5)
+        policy.optimizer.step()
+    return (time.process_time() - t0) / (steps * len(obs))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=7)
@@ -156,6 +191,29 @@ def main() -> None:
                      if "pointer" in res else "-")
             print(f"{k:12} {st.median(v):8.1f} {min(v):8.1f} {max(v):8.1f} {ratio:>11}")
         print()
+    try:
+        policies = sb3_policies(card_table(load_card_db()))
+    except ImportError as e:                         # no train extra: networks only
+        print(f"no MaskablePPO step timed ({e})")
+        return
+    batch = args.batches[0]
+    res = {k: [] for k in policies}
+    for r in range(args.rounds):
+        pick = rng.choice(len(mask), batch, replace=False)
+        m = masks[pick]
+        actions = th.as_tensor([rng.choice(np.flatnonzero(row)) for row in m])
+        order = list(policies) if r % 2 == 0 else list(policies)[::-1]
+        for k in order:
+            policy, lay = policies[k]
+            x = data[lay][th.as_tensor(pick)]
+            ppo_step_time(policy, x, m, actions, 1)              # warm-up, untimed
+            res[k].append(ppo_step_time(policy, x, m, actions, args.steps) * 1e6)
+    print(f"MaskablePPO minibatch {batch} (evaluate_actions, loss, backward, clipping, "
+          f"the policy's own optimizer), one thread, CPU us per sample, {args.rounds} rounds")
+    print(f"{'policy':12} {'median':>8} {'least':>8} {'most':>8} {'pointer/it':>11}")
+    for k, v in res.items():
+        ratio = st.median(b / x for b, x in zip(res["pointer"], v))
+        print(f"{k:12} {st.median(v):8.1f} {min(v):8.1f} {max(v):8.1f} {ratio:>10.2f}x")
 
 
 if __name__ == "__main__":

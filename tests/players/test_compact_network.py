@@ -221,6 +221,46 @@ def test_maskable_ppo_trains_it_and_its_policy_file_plays_the_same(tmp_path):
             assert torch.allclose(actor_logits(copy, x), actor_logits(net, x), atol=1e-5)
 
 
+@pytest.mark.parametrize("kind", ["pointer", "compact_pointer", "separate"])
+def test_evaluate_actions_gives_what_maskable_categorical_gives(kind):
+    """The pointer policies' own evaluate_actions: the values, log-probabilities and
+    entropies sb3-contrib's would give, and the same gradients."""
+    pytest.importorskip("sb3_contrib")
+    from gymnasium import spaces
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    from agents.network import compact_pointer_policy, pointer_policy
+    from nivel_env.env.encoder import observation_box
+    torch.manual_seed(0)
+    db = load_card_db()
+    if kind == "pointer":
+        (cls, kw), box, layout = pointer_policy(16, 8, 32), observation_box(), "full"
+    else:
+        (cls, kw), box, layout = compact_pointer_policy(card_table(db), 16, 8, 32), \
+            COMPACT.box(), "compact"
+        kw["share_features_extractor"] = kind != "separate"
+    policy = cls(box, spaces.Discrete(N_ACTIONS), lambda _: 1e-3, **kw)
+    g = new_game(load_deck(DECKS[0]), load_deck(DECKS[1]), seed=2)
+    enc, rng, obs, masks = make_encoder(db, layout), random.Random(2), [], []
+    while len(obs) < 24:
+        legal = g.legal_actions()
+        obs.append(enc.encode(g, g.current_player, legal).copy())
+        masks.append(np.isin(np.arange(N_ACTIONS), legal))
+        g.apply_action(legal[rng.randrange(len(legal))])
+    x, masks = torch.as_tensor(np.stack(obs)), np.stack(masks)
+    actions = torch.as_tensor([rng.choice(np.flatnonzero(m).tolist()) for m in masks])
+    out = []
+    for evaluate in (policy.evaluate_actions,
+                     lambda *a, **k: MaskableActorCriticPolicy.evaluate_actions(policy, *a, **k)):
+        policy.zero_grad()
+        v, lp, ent = evaluate(x, actions, action_masks=masks)
+        (v.sum() + lp.sum() + ent.sum()).backward()
+        out.append([t.detach().clone() for t in (v, lp, ent)]
+                   + [p.grad.clone() for p in policy.parameters()])
+    assert all(torch.allclose(a, b, rtol=1e-4, atol=1e-5) for a, b in zip(*out))
+    assert out[0][2].abs().sum() > 0
+
+
 def test_use_card_pool_reads_a_bigger_pool(tmp_path):
     net = network()
     path = export_policy(net, tmp_path / "c.pt")
