@@ -245,6 +245,205 @@ class PointerExtractor(Extractor):
         return th.cat([trunk, keys.reshape(b, -1)], dim=1)
 
 
+class CompactPointerExtractor(Extractor):
+    """``PointerExtractor``'s reading of the compact observation (``layout.COMPACT``),
+    whose card rows are indices into the pool's card table.
+
+    The table (``set_card_table``: float32 ``(rows, columns)``, row 0 "no card"; a
+    non-persistent buffer that moves with ``.to()``, so the weights never hold a pool) is
+    embedded once per forward by a small MLP, and every card slot gathers its row of that
+    embedding: a batch costs one MLP over the pool's ~200 cards instead of one layer over
+    159 features for each of ~60 slots of every observation.  Then the same joins as
+    ``PointerExtractor``: a lane's values and flags to its unit row, a hand slot's facts to
+    its hand row, a candidate's facts to its candidate row, a learnt embedding of where a
+    row is (the cards of one set share one), presence from the index (0: no card, whose
+    embedding lies so far below zero that the row is 0 after the ReLU, as
+    ``PointerExtractor``'s presence mask makes it).  The trunk reads the values and flags
+    before the slots (and the counts and added effect verbs after them), the leaders,
+    units and battle references in place, and the items of each side, the hand, the
+    candidates and the known opponent cards as sets (sum and max).  A zone is read as the
+    full layout's zone row is -- one layer over the sum of its cards' rows / 10, which by
+    linearity is its card counts times the table's projection -- plus a second
+    projection of which cards are there at all (so one card stands out of a big pile):
+    two small matrix products, no per-card gather.  The output is the trunk's features
+    and one key per card row, as ``PointerExtractor``'s, for ``PointerHead``.
+
+    For speed on a CPU (benchmarks/network_cost.py): the slot groups are gathered, and
+    their keys made, one by one (slicing them out of one tensor would cost its backward a
+    whole zero tensor per slice), the observation's own values get their own trunk layer
+    (no gradient computed for them), and max pooling has a cheaper backward
+    (``set_max``).
+    """
+
+    #: the card-index groups in ``card_index`` order: (name, first row, rows, position
+    #: embedding of each row); a set's cards share one place
+    GROUPS = (("leaders", E.ROW_LEADERS, 2, (0, 1)),
+              ("units", E.ROW_UNITS, 6, tuple(range(2, 8))),
+              ("items", E.ROW_ITEMS, 6 * E.ITEM_ROWS,
+               (8,) * (3 * E.ITEM_ROWS) + (9,) * (3 * E.ITEM_ROWS)),
+              ("hand", E.ROW_HAND, E.HAND_ROWS, (10,) * E.HAND_ROWS),
+              ("refs", E.ROW_REFS, 3, (11, 12, 13)),
+              ("candidates", E.ROW_CANDS, E.CANDIDATE_ROWS, (14,) * E.CANDIDATE_ROWS))
+    ZONE_BLOCKS = ("trash_index", "damage_index", "skill_index")
+
+    def __init__(self, observation_space: spaces.Box, card_dim: int = 32, key_dim: int = 16,
+                 trunk_dim: int = 128, zone_dim: int = 16, table_width: int | None = None):
+        from nivel_env.env.layout import COMPACT
+        n_obs = observation_space.shape[0] if len(observation_space.shape) == 1 else -1
+        if n_obs not in COMPACT.readable().values():
+            raise ValueError(f"CompactPointerExtractor: observation shape "
+                             f"{observation_space.shape} is not the compact layout's "
+                             f"({COMPACT.size},)")
+        super().__init__(observation_space, trunk_dim + CARD_ROWS * key_dim)
+        lay = self.lay = COMPACT
+        assert sum(g[2] for g in self.GROUPS) == CARD_ROWS == lay.block("card_index").size
+        self.trunk_dim, self.key_dim, self.card_dim = trunk_dim, key_dim, card_dim
+        #: the card table columns the network reads (a wider table's first ones)
+        self.table_width = int(table_width or CardRows(OBS_SIZE).width)
+        self.glob = lay.offset("hand_slots")            # values and flags before the slots
+        self.after = [b for b in ("count", "effect_added_verbs", "effect_step_added_verb")
+                      if b in lay]
+        n_after = sum(lay.block(b).size for b in self.after)
+        n_lane = lay.block("field_values").shape[1] + lay.block("field_flags").shape[1]
+        self.static = nn.Sequential(nn.Linear(self.table_width, card_dim), nn.ReLU(),
+                                    nn.Linear(card_dim, card_dim))
+        self.hand_extra = nn.Linear(lay.block("hand_slots").shape[1], card_dim, bias=False)
+        self.cand_extra = nn.Linear(lay.block("candidate_slots").shape[1], card_dim,
+                                    bias=False)
+        self.lane_extra = nn.Linear(n_lane, card_dim, bias=False)
+        self.position = nn.Parameter(th.zeros(max(p for g in self.GROUPS for p in g[3]) + 1,
+                                              card_dim))
+        self.register_buffer("place", th.as_tensor([p for g in self.GROUPS for p in g[3]]),
+                             persistent=False)
+        # zones: the table's projections for the sum of a zone's rows and for which cards
+        # are there (bias-free, so "no card" projects to 0)
+        self.zone_sum = nn.Linear(self.table_width, zone_dim, bias=False)
+        self.zone_any = nn.Linear(self.table_width, zone_dim, bias=False)
+        self.zone_bias = nn.Parameter(th.zeros(zone_dim))
+        self.n_zones = sum(lay.block(n).shape[0] for n in self.ZONE_BLOCKS)
+        zone_of = [z for z, n in enumerate(self.ZONE_BLOCKS) for _ in range(
+            lay.block(n).shape[0] * lay.block(n).shape[1])]
+        # zone of each listed card: 0..5 (mine, theirs per block), in the blocks' order
+        side = [s for n in self.ZONE_BLOCKS for s in range(lay.block(n).shape[0])
+                for _ in range(lay.block(n).shape[1])]
+        self.register_buffer("zone_slot", th.as_tensor(
+            [2 * z + s for z, s in zip(zone_of, side)]), persistent=False)
+        self.register_buffer("table", th.zeros(1, self.table_width), persistent=False)
+        # the trunk: one layer over the observation's values as given (no gradient to
+        # them) plus one over what the network made of the cards
+        self.trunk_given = nn.Linear(self.glob + n_after, trunk_dim)
+        self.trunk = nn.Linear(11 * card_dim + 5 * 2 * card_dim + self.n_zones * zone_dim,
+                               trunk_dim, bias=False)
+        self.key_rows = nn.Linear(card_dim, key_dim)
+        self.key_context = nn.Linear(trunk_dim, key_dim)
+
+    def set_card_table(self, table) -> None:
+        """Read card indices against ``table`` (the pool's ``encoder.card_table(db)``): any
+        number of rows, at least ``table_width`` columns (a later layout version's wider
+        table is read through its first ones)."""
+        t = table.detach() if isinstance(table, th.Tensor) else \
+            th.from_numpy(np.array(table, dtype=np.float32))
+        if t.ndim != 2 or t.shape[0] < 1:
+            raise ValueError(f"CompactPointerExtractor: a card table is (rows, columns) with "
+                             f"row 0 for no card, got shape {tuple(t.shape)}")
+        if t.shape[1] < self.table_width:
+            raise ValueError(f"CompactPointerExtractor: the card table has {t.shape[1]} "
+                             f"columns, the network reads {self.table_width}")
+        self.table = t[:, :self.table_width].float().to(self.table.device).contiguous()
+
+    def forward(self, obs: th.Tensor) -> th.Tensor:
+        lay, b, table = self.lay, obs.shape[0], self.table
+        n_rows = table.shape[0]
+        # the pool's cards, once per batch; row 0 ("no card") far below zero, so a slot
+        # without a card is 0 after the ReLU whatever is added to it (its presence mask)
+        emb = th.cat([table.new_full((1, self.card_dim), _ABSENT),
+                      self.static(table[1:])])
+        idx = lay.view(obs, "card_index").long()
+        extra = {"units": self.lane_extra(th.cat([lay.view(obs, "field_values"),
+                                                  lay.view(obs, "field_flags")], dim=2)),
+                 "hand": self.hand_extra(lay.view(obs, "hand_slots")),
+                 "candidates": self.cand_extra(lay.view(obs, "candidate_slots"))}
+        position = self.position[self.place]
+        rows = {}
+        for name, first, n, _ in self.GROUPS:
+            x = nn.functional.embedding(idx[:, first:first + n], emb) \
+                + position[first:first + n]
+            rows[name] = th.relu(x + extra[name] if name in extra else x)
+        known = th.relu(nn.functional.embedding(lay.view(obs, "known_index").long(), emb))
+        items = rows["items"].reshape(b, 2, -1, self.card_dim)       # mine, then theirs
+        fixed = th.cat([rows["leaders"], rows["units"], rows["refs"]], dim=1)
+        sets = [rows["hand"], rows["candidates"], known]
+        # zone card counts (row 0, no card, dropped): their sums / 10 and which are there
+        zi = th.cat([lay.view(obs, n).reshape(b, -1) for n in self.ZONE_BLOCKS], dim=1).long()
+        counts = th.zeros(b, self.n_zones * n_rows, device=obs.device).scatter_add_(
+            1, self.zone_slot * n_rows + zi, th.ones_like(zi, dtype=th.float32))
+        counts = counts.reshape(b * self.n_zones, n_rows)
+        counts[:, 0] = 0.0
+        z = counts @ (self.zone_sum(table) * 0.1) + counts.clamp(max=1.0) @ self.zone_any(table)
+        z = th.relu(z + self.zone_bias).reshape(b, -1)
+        learnt = [fixed.reshape(b, -1), items.sum(dim=2).reshape(b, -1),
+                  set_max(items, 2).reshape(b, -1)] + [s.sum(dim=1) for s in sets] \
+            + [set_max(s, 1) for s in sets] + [z]
+        given = th.cat([obs[:, :self.glob]] + [lay.view(obs, n) for n in self.after], dim=1)
+        trunk = th.relu(self.trunk_given(given) + self.trunk(th.cat(learnt, dim=1)))
+        # keys group by group (one tensor of all the rows would cost a copy, and its
+        # gradient a copy back)
+        keys = th.relu(th.cat([self.key_rows(rows[g[0]]) for g in self.GROUPS], dim=1)
+                       + self.key_context(trunk).unsqueeze(1))
+        return th.cat([trunk, keys.reshape(b, -1)], dim=1)
+
+
+class _SetMax(th.autograd.Function):
+    """``x.amax(dim)`` with a cheaper backward on a CPU: the gradient goes to every
+    element equal to the max (torch's splits it among ties, with a comparison and a
+    division that cost it several times the forward here).  Ties among ReLU outputs are
+    zeros, whose gradient the ReLU drops anyway."""
+
+    @staticmethod
+    def forward(ctx, x, dim: int):
+        m = x.amax(dim, keepdim=True)
+        ctx.save_for_backward(x, m)
+        ctx.dim = dim
+        return m.squeeze(dim)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, m = ctx.saved_tensors
+        at_max = th.sign(x - m).add_(1.0)                # 1 where x is the max, else 0
+        return at_max.mul_(grad.unsqueeze(ctx.dim)), None
+
+
+def set_max(x: th.Tensor, dim: int) -> th.Tensor:
+    """The max over ``dim`` (a set's max pooling), as ``x.amax(dim)``."""
+    return _SetMax.apply(x, dim)
+
+
+#: the embedding of "no card": far enough below zero that nothing a slot adds lifts it
+#: above the ReLU's zero
+_ABSENT = -1e30
+
+
+#: the extractors whose output ``PointerHead`` and ``TrunkValue`` read
+POINTER_EXTRACTORS = (PointerExtractor, CompactPointerExtractor)
+
+
+def set_card_table(module: nn.Module, table) -> int:
+    """Give every ``CompactPointerExtractor`` in ``module`` (a policy, SB3's or a
+    ``PolicyNetwork``) the card table ``table``; how many there were."""
+    found = [m for m in module.modules() if isinstance(m, CompactPointerExtractor)]
+    for m in found:
+        m.set_card_table(table)
+    return len(found)
+
+
+def card_table_of(module: nn.Module):
+    """The card table ``module``'s compact extractor reads (a tensor), or None."""
+    for m in module.modules():
+        if isinstance(m, CompactPointerExtractor):
+            return m.table
+    return None
+
+
 class PointerHead(nn.Module):
     """Action logits: a plain layer over the trunk, plus, for each action that names a
     card row, that row's key scored by the action type's query ("play hand card i to lane
@@ -269,7 +468,9 @@ class PointerHead(nn.Module):
         q = self.query(trunk).reshape(b, self.n_types, self.key_dim)
         s = th.bmm(q, keys.transpose(1, 2)).reshape(b, -1) / self.key_dim ** 0.5
         s = th.cat([s, s.new_zeros(b, 1)], dim=1)
-        return self.base(trunk) + s[:, self.index[0]] + s[:, self.index[1]]
+        # index_select: its backward adds into place (advanced indexing's sorts first)
+        return self.base(trunk) + s.index_select(1, self.index[0]) \
+            + s.index_select(1, self.index[1])
 
 
 class TrunkValue(nn.Module):
@@ -293,6 +494,24 @@ def pointer_policy(card_dim: int = 64, key_dim: int = 32, trunk_dim: int = 256):
              "features_extractor_kwargs": {"card_dim": card_dim, "key_dim": key_dim,
                                            "trunk_dim": trunk_dim},
              "net_arch": {"pi": [], "vf": []}})
+
+
+def compact_pointer_policy(card_table, card_dim: int = 32, key_dim: int = 16,
+                           trunk_dim: int = 128, zone_dim: int = 16, fused_adam: bool = True):
+    """(policy class, policy_kwargs) for MaskablePPO with the compact pointer network over
+    the compact observation (``layout.COMPACT.box()``), reading ``card_table`` (the
+    training pool's ``nivel_env.env.encoder.card_table(db)``; needs the train extra).
+
+    ``fused_adam``: torch's fused Adam (SB3's eps), the same updates in one kernel per
+    step -- a few microseconds a sample less on a CPU (benchmarks/network_cost.py)."""
+    from .sb3_policy import CompactPointerPolicy
+    return (CompactPointerPolicy,
+            {"features_extractor_class": CompactPointerExtractor,
+             "features_extractor_kwargs": {"card_dim": card_dim, "key_dim": key_dim,
+                                           "trunk_dim": trunk_dim, "zone_dim": zone_dim},
+             "net_arch": {"pi": [], "vf": []},
+             **({"optimizer_kwargs": {"eps": 1e-5, "fused": True}} if fused_adam else {}),
+             "card_table": np.array(card_table, dtype=np.float32)})
 
 
 # ---------------------------------------------------------------------- for playing
@@ -350,8 +569,8 @@ class PolicyNetwork(nn.Module):
         dim = self.features_extractor.features_dim
         self.mlp_extractor = MlpHeads(dim, net_arch, activation)
         if pointer:
-            if not isinstance(self.features_extractor, PointerExtractor):
-                raise ValueError("the pointer policy needs the pointer feature extractor")
+            if not isinstance(self.features_extractor, POINTER_EXTRACTORS):
+                raise ValueError("the pointer policy needs a pointer feature extractor")
             fx = self.features_extractor
             self.action_net = PointerHead(fx.trunk_dim, fx.key_dim, n_actions)
             self.value_net = TrunkValue(fx.trunk_dim)
@@ -391,8 +610,8 @@ class PolicyNetwork(nn.Module):
         return self.action_logits(obs), self.predict_values(obs)
 
 
-def __getattr__(name):                      # the SB3 class, where the train extra is installed
-    if name == "PointerPolicy":
-        from .sb3_policy import PointerPolicy
-        return PointerPolicy
+def __getattr__(name):                  # the SB3 classes, where the train extra is installed
+    if name in ("PointerPolicy", "CompactPointerPolicy"):
+        from . import sb3_policy
+        return getattr(sb3_policy, name)
     raise AttributeError(f"module 'agents.network' has no attribute {name!r}")

@@ -5,6 +5,10 @@ opening one can never run code: the weights (float16, to keep it small), the net
 shape as plain values (observation size, action count, layer sizes, activation and
 feature-extractor names from the fixed tables below), and what it was made for (the
 observation layout version, the card pool version, the training command and step count).
+A policy for the compact observation (``layout.COMPACT``, whose card rows are indices into
+the card pool's table) also names that layout (``meta.observation_layout``: ``"compact"``;
+absent: ``"full"``) and holds the training pool's card table (``card_table``, float32), which
+it reads until ``PolicyAgent.use_card_pool`` gives it the pool being played.
 Loading a file made for another observation layout fails with a clear error (a layout
 that only appended blocks since is read through the observation's prefix); another card
 pool only warns (cards are read by their features, so a policy can play a new pool, if
@@ -42,7 +46,8 @@ except ImportError as e:                # a core install: the heuristic plays, p
 
 from nivel_env.cards import load_card_db
 from nivel_env.difficulty import DIFFICULTIES
-from nivel_env.env.encoder import LAYOUT_VERSION, READABLE_LAYOUTS
+from nivel_env.env.encoder import READABLE_LAYOUTS
+from nivel_env.env.layout import INDEX_HIGH, LAYOUTS
 from nivel_env.players import MAX_FILE_BYTES  # a policy file over 1 GiB is not ours
 
 FORMAT = "nivel-policy"
@@ -57,11 +62,16 @@ _NETWORK_FIELDS = {"obs_size": int, "n_actions": int, "net_arch": (dict, list),
                    "features_extractor_kwargs": dict, "share_features_extractor": bool,
                    "ortho_init": bool}
 #: the network kinds a file names in ``network.policy`` (absent: actor_critic)
-POLICY_KINDS = ("actor_critic", "pointer")
+POLICY_KINDS = ("actor_critic", "pointer", "compact_pointer")
+#: the network kinds whose action head is ``PointerHead``
+POINTER_KINDS = ("pointer", "compact_pointer")
+#: the network kind that reads the compact observation, and its feature extractor's name
+COMPACT_KIND = "compact_pointer"
 #: a feature extractor's full class name (as SB3 training or a format-1 file names it)
 #: -> its name in a file
 _EXTRACTOR_NAMES = {"agents.network.CardSetExtractor": "card_set",
                     "agents.network.PointerExtractor": "pointer",
+                    "agents.network.CompactPointerExtractor": "compact_pointer",
                     "agents.network.FlattenExtractor": "flatten",
                     "stable_baselines3.common.torch_layers.FlattenExtractor": "flatten"}
 
@@ -72,9 +82,10 @@ class PolicyFileError(ValueError):
 
 def _extractors() -> dict:
     """feature-extractor name in a file -> the torch class that plays it."""
-    from .network import CardSetExtractor, FlattenExtractor, PointerExtractor
+    from .network import (CardSetExtractor, CompactPointerExtractor, FlattenExtractor,
+                          PointerExtractor)
     return {"card_set": CardSetExtractor, "flatten": FlattenExtractor,
-            "pointer": PointerExtractor}
+            "pointer": PointerExtractor, "compact_pointer": CompactPointerExtractor}
 
 
 def _full_name(cls) -> str:
@@ -143,10 +154,14 @@ def network_spec(policy) -> dict:
 
 def export_policy(model, path: str | Path, meta: dict | None = None) -> Path:
     """Write ``model``'s policy (a MaskablePPO, or its policy) as a policy file."""
+    from .network import card_table_of
     path = Path(path)
     policy = getattr(model, "policy", model)
-    info = {"layout_version": LAYOUT_VERSION, "card_pool_version": load_card_db().version,
-            "num_timesteps": int(getattr(model, "num_timesteps", 0)), **(meta or {})}
+    table = card_table_of(policy)
+    layout = "full" if table is None else "compact"
+    info = {"layout_version": LAYOUTS[layout].hash, "card_pool_version": load_card_db().version,
+            "num_timesteps": int(getattr(model, "num_timesteps", 0)), **(meta or {}),
+            **({} if table is None else {"observation_layout": layout})}
     # a shared feature extractor appears under three names; convert (and store) it once
     done: dict = {}
     state = {}
@@ -158,8 +173,9 @@ def export_policy(model, path: str | Path, meta: dict | None = None) -> Path:
                 else v.detach().cpu()
         state[k] = done[same]
     path.parent.mkdir(parents=True, exist_ok=True)
+    extra = {} if table is None else {"card_table": table.detach().cpu().float().clone()}
     th.save({"format": FORMAT, "version": VERSION, "meta": _plain(info, "meta"),
-             "network": network_spec(policy), "state_dict": state}, path)
+             "network": network_spec(policy), "state_dict": state, **extra}, path)
     return path
 
 
@@ -241,19 +257,32 @@ def read_policy_file(path: str | Path, device: str = "cpu"):
     meta = saved.get("meta")
     if not isinstance(meta, dict):
         raise PolicyFileError(f"{path}: field 'meta' must be a mapping")
-    if meta.get("layout_version") not in READABLE_LAYOUTS:
+    layout = meta.get("observation_layout", "full")
+    if layout not in LAYOUTS:
+        raise PolicyFileError(f"{path}: field 'meta.observation_layout' {layout!r} is not one "
+                              f"of {', '.join(LAYOUTS)}"[:300])
+    readable = LAYOUTS[layout].readable()
+    if meta.get("layout_version") not in readable:
         raise PolicyFileError(
-            f"{path}: made for observation layout {meta.get('layout_version')!r}, but this "
-            f"nivel_env uses {LAYOUT_VERSION!r}; retrain it (train.py) or use the nivel_env "
-            f"version it was trained with")
+            f"{path}: made for {layout} observation layout {meta.get('layout_version')!r}, "
+            f"but this nivel_env uses {LAYOUTS[layout].hash!r}; retrain it (train.py) or use "
+            f"the nivel_env version it was trained with")
     net = _check_network(path, saved.get("network"))
+    if (net.get("policy") == COMPACT_KIND) != (layout == "compact") or (
+            net["features_extractor"] == COMPACT_KIND) != (layout == "compact"):
+        raise PolicyFileError(f"{path}: a {layout} observation policy with network "
+                              f"{net.get('policy', 'actor_critic')!r} and extractor "
+                              f"{net['features_extractor']!r}; the compact observation is "
+                              f"read by the {COMPACT_KIND!r} network and extractor, and only "
+                              f"it")
+    table = _check_card_table(path, saved.get("card_table")) if layout == "compact" else None
     state = saved.get("state_dict")
     if not isinstance(state, dict) or not all(
             isinstance(k, str) and isinstance(v, th.Tensor) for k, v in state.items()):
         raise PolicyFileError(f"{path}: field 'state_dict' must map names to tensors")
-    if net["obs_size"] != READABLE_LAYOUTS[meta["layout_version"]]:
+    if net["obs_size"] != readable[meta["layout_version"]]:
         raise PolicyFileError(f"{path}: network reads {net['obs_size']} observation values, "
-                              f"its layout has {READABLE_LAYOUTS[meta['layout_version']]}")
+                              f"its layout has {readable[meta['layout_version']]}")
     bad = [k for k, v in state.items() if v.is_floating_point() and not th.isfinite(v).all()]
     if bad:
         raise PolicyFileError(f"{path}: weights {', '.join(bad[:3])} hold NaN or infinity")
@@ -265,9 +294,33 @@ def read_policy_file(path: str | Path, device: str = "cpu"):
                       f"pool {pool}; it reads cards by their features, but may play new cards "
                       f"less well", stacklevel=2)
     policy = _network_with_weights(path, net, state)
+    if table is not None:
+        _give_card_table(path, policy, table)
     policy.to(device)
     policy.set_training_mode(False)
     return policy, meta
+
+
+def _check_card_table(path, table) -> th.Tensor:
+    """A compact policy file's ``card_table`` field, checked: a finite float 2-D tensor
+    with a "no card" row 0 and at most ``INDEX_HIGH`` rows."""
+    if not isinstance(table, th.Tensor) or table.ndim != 2 or not table.is_floating_point():
+        raise PolicyFileError(f"{path}: a compact observation policy needs field "
+                              f"'card_table', a float (rows, columns) tensor; got "
+                              f"{type(table).__name__} {tuple(getattr(table, 'shape', ()))}")
+    if not 1 <= table.shape[0] <= INDEX_HIGH or not th.isfinite(table).all():
+        raise PolicyFileError(f"{path}: field 'card_table' of shape {tuple(table.shape)} must "
+                              f"have 1..{int(INDEX_HIGH)} rows of finite values")
+    return table.float()
+
+
+def _give_card_table(path, policy, table) -> None:
+    from .network import set_card_table
+    try:
+        set_card_table(policy, table)
+    except ValueError as e:
+        raise PolicyFileError(f"{path}: field 'card_table' does not fit the network "
+                              f"({e})") from None
 
 
 def _network_with_weights(path, net: dict, state: dict):
@@ -302,7 +355,7 @@ def build_policy(net: dict, path="policy"):
             net["obs_size"], net["n_actions"], net["net_arch"], ACTIVATIONS[net["activation"]],
             _extractors()[net["features_extractor"]], net["features_extractor_kwargs"],
             share=net["share_features_extractor"],
-            pointer=net.get("policy", "actor_critic") == "pointer", spec=net)
+            pointer=net.get("policy", "actor_critic") in POINTER_KINDS, spec=net)
     except (TypeError, ValueError, RuntimeError) as e:
         raise PolicyFileError(f"{path}: the network it describes cannot be built "
                               f"({str(e)[:300]})") from None
@@ -311,8 +364,12 @@ def build_policy(net: dict, path="policy"):
 def frozen_copy(policy, device=None):
     """A separate, untrainable copy of ``policy``'s network and weights (a self-play
     snapshot held in memory: no file written or read)."""
+    from .network import card_table_of
     copy = _network_with_weights("frozen_copy", network_spec(policy),
                                  {k: v.detach() for k, v in policy.state_dict().items()})
+    table = card_table_of(policy)
+    if table is not None:
+        _give_card_table("frozen_copy", copy, table.detach().clone())
     copy.to(device if device is not None else policy.device)
     copy.set_training_mode(False)
     for q in copy.parameters():
@@ -327,6 +384,11 @@ class PolicyAgent:
     policy's distribution.  ``random_share`` replaces that share of moves with uniform
     legal ones (a weaker opponent).  ``difficulty`` (``hard``, ``normal``, ``easy``) sets
     both from ``DIFFICULTIES``.
+
+    ``observation_layout`` is the layout its observations must have (``"full"`` or
+    ``"compact"``).  A compact policy reads card indices against a card table: the one its
+    file holds (the training pool's) until ``use_card_pool(db)`` gives it the pool of the
+    game being played.
     """
 
     needs_observation = True
@@ -341,13 +403,28 @@ class PolicyAgent:
             temperature, random_share = DIFFICULTIES[difficulty]
         if policy is None:
             policy, meta = read_policy_file(path)
+        from .network import card_table_of
         self.policy, self.meta, self.path = policy, meta or {}, path
         self.n_obs = int(self.policy.observation_space.shape[0])
+        #: ``"full"`` or ``"compact"``: the observation layout this policy reads
+        self.observation_layout = "full" if card_table_of(policy) is None else "compact"
+        self._pool = None                  # the card pool whose table the network holds
         self.temperature, self.random_share = float(temperature), float(random_share)
         self.rng = np.random.default_rng(seed)
 
     def reset(self) -> None:
         pass
+
+    def use_card_pool(self, db) -> None:
+        """Read compact observations of ``db``'s games: give the network ``db``'s card
+        table (``nivel_env.env.encoder.card_table``).  Nothing to do for a full-layout
+        policy, nor when ``db`` is the pool it already has (cheap to call every move)."""
+        if self.observation_layout != "compact" or db is self._pool:
+            return
+        from nivel_env.env.encoder import card_table
+        from .network import set_card_table
+        set_card_table(self.policy, card_table(db))
+        self._pool = db
 
     def act_batch(self, observations, action_masks) -> np.ndarray:
         """Moves for a batch of positions in one forward pass (what batched self-play
