@@ -280,6 +280,10 @@ def test_use_card_pool_reads_a_bigger_pool(tmp_path):
     assert np.allclose(agent.logits(obs_big, masks), before, atol=1e-5)
     agent.use_card_pool(small)
     assert np.allclose(agent.logits(obs_small, masks), before, atol=1e-5)
+    full = make_encoder(small, "full").encode(new_game(load_deck(DECKS[0]),
+                                                       load_deck(DECKS[1])), 0)
+    with pytest.raises(ValueError, match="reads the compact observation"):
+        agent.logits(full[None], masks[:1])
 
 
 def test_full_policies_ignore_the_card_pool():
