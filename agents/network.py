@@ -4,15 +4,19 @@ The observation has 51 card rows, 6 zone sums and 8 rows of cards known to be in
 opponent's hand, all of the same 135 card features plus 24 added columns
 (docs/observation.md).  Encoding each row with the same weights keeps the network small (a
 few hundred thousand parameters instead of two million for a plain MLP over 11,097 inputs)
-and lets what is learnt about a card in one slot carry to the others.
+and lets what is learnt about a card in one slot carry to the others.  The compact
+observation (``layout.COMPACT``) holds card table indices instead of those rows:
+``CompactPointerExtractor`` embeds the pool's card table once per batch and gathers each
+slot's row from it (``set_card_table`` gives it the pool's table).
 
 Everything here needs torch alone, so a policy file plays wherever torch is installed (the
 ``train``, ``rllib`` and ``tianshou`` extras): ``PolicyNetwork`` is the inference copy of
 sb3-contrib's actor-critic, module for module, so it reads the weights MaskablePPO
 trained.  Training with MaskablePPO uses the same extractors through SB3's
 ``features_extractor_class`` (they have the ``features_dim`` SB3 reads); the SB3 policy
-class of the pointer network lives in ``agents.sb3_policy`` (``PointerPolicy``, also
-reachable here by name once stable-baselines3 is installed).
+classes of the pointer networks live in ``agents.sb3_policy`` (``PointerPolicy``,
+``CompactPointerPolicy``, also reachable here by name once stable-baselines3 is
+installed).
 """
 from __future__ import annotations
 

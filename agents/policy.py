@@ -448,6 +448,11 @@ class PolicyAgent:
         k = len(masks)
         with th.no_grad():
             obs = th.as_tensor(np.asarray(observations, dtype=np.float32)).reshape(k, -1)
+            if self.observation_layout == "compact" and obs.shape[1] > LAYOUTS["compact"].size:
+                raise ValueError(f"PolicyAgent: {self.path or 'this policy'} reads the compact "
+                                 f"observation ({self.n_obs} values), got {obs.shape[1]} "
+                                 f"values a row (a full observation? encode with "
+                                 f"obs='compact')")
             obs = obs[:, :self.n_obs].to(self.policy.device)   # an earlier layout: its prefix
             return actor_logits(self.policy, obs).float().cpu().numpy()
 

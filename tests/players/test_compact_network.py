@@ -17,7 +17,7 @@ from nivel_env.cards import load_card_db, load_deck  # noqa: E402
 from nivel_env.cards.db import bundled_card_files  # noqa: E402
 from nivel_env.engine import N_ACTIONS, new_game  # noqa: E402
 from nivel_env.env.encoder import card_table, make_encoder  # noqa: E402
-from nivel_env.env.layout import COMPACT  # noqa: E402
+from nivel_env.env.layout import COMPACT, LAYOUT  # noqa: E402
 
 from conftest import TEST_POOL  # noqa: E402
 
@@ -280,6 +280,29 @@ def test_use_card_pool_reads_a_bigger_pool(tmp_path):
     assert np.allclose(agent.logits(obs_big, masks), before, atol=1e-5)
     agent.use_card_pool(small)
     assert np.allclose(agent.logits(obs_small, masks), before, atol=1e-5)
+    full = make_encoder(small, "full").encode(new_game(load_deck(DECKS[0]),
+                                                       load_deck(DECKS[1])), 0)
+    with pytest.raises(ValueError, match="reads the compact observation"):
+        agent.logits(full[None], masks[:1])
+
+
+@pytest.mark.parametrize("change, error", [
+    (lambda f: f.pop("card_table"), "needs field 'card_table'"),
+    (lambda f: f.update(card_table=f["card_table"][:, :100]), "has 100 columns, the network"),
+    (lambda f: f["card_table"].__setitem__((1, 1), float("nan")), "finite values"),
+    (lambda f: f["meta"].pop("observation_layout"), "made for full observation layout"),
+    (lambda f: f["meta"].update(observation_layout="tiny"), "is not one of full, compact"),
+    (lambda f: f["meta"].update(observation_layout="full", layout_version=LAYOUT.hash),
+     "the compact observation is read by"),
+])
+def test_a_broken_compact_policy_file_is_refused_by_name(tmp_path, change, error):
+    from agents.policy import PolicyFileError
+    path = export_policy(network(), tmp_path / "c.pt")
+    saved = torch.load(path, weights_only=True)
+    change(saved)
+    torch.save(saved, path)
+    with pytest.raises(PolicyFileError, match=error):
+        PolicyAgent(path)
 
 
 def test_full_policies_ignore_the_card_pool():
