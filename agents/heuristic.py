@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from nivel_env.engine import actions as A
+from nivel_env.env.encoder import card_table
 from nivel_env.env.view import ObservationView
 
 HARMFUL = {"trash", "return_to_hand", "to_deck_bottom", "prohibit", "discard", "mill", "damage"}
@@ -24,6 +25,9 @@ class HeuristicAgent:
     """
 
     needs_observation = True
+    #: it reads either layout (``ObservationView``); a compact one with the pool's card
+    #: table, which ``use_card_pool`` gives it
+    observation_layouts = ("full", "compact")
 
     def __init__(self, seed: int | None = None, random_share: float = 0.0):
         if not 0.0 <= random_share <= 1.0:
@@ -31,9 +35,14 @@ class HeuristicAgent:
                              f"{random_share!r}")
         self.rng = np.random.default_rng(seed)
         self.random_share = float(random_share)
+        self.card_table = None
 
     def reset(self) -> None:
         pass
+
+    def use_card_pool(self, db) -> None:
+        """The card table of the pool played, for reading compact observations."""
+        self.card_table = card_table(db)
 
     def act(self, observation, action_mask) -> int:
         legal = np.flatnonzero(np.asarray(action_mask))
@@ -45,7 +54,7 @@ class HeuristicAgent:
             return int(legal[self.rng.integers(legal.size)])
         if observation is None:
             raise ValueError("HeuristicAgent.act needs the observation (it decides from it)")
-        v = ObservationView(observation)
+        v = ObservationView(observation, self.card_table)
         kind = v.decision
         scores = {int(a): 0.0 for a in legal}
         handler = getattr(self, "_" + (kind or "main"), None)

@@ -115,6 +115,13 @@ def observation_layout(agent) -> str:
     return getattr(agent, "observation_layout", None) or "full"
 
 
+def reads_layout(agent, layout: str) -> bool:
+    """Whether ``agent`` reads observations of ``layout``: its ``observation_layout``, or
+    one of its ``observation_layouts`` (a player that reads several, the heuristic)."""
+    return layout == observation_layout(agent) or \
+        layout in (getattr(agent, "observation_layouts", None) or ())
+
+
 def use_card_pool(agent, db) -> None:
     """Tell ``agent`` the card pool of the games it is about to be asked about, when it
     wants to know (``use_card_pool(db)``: a compact policy reads the pool's card table,
@@ -155,9 +162,9 @@ def ask(agent, game, seat: int | None = None, *, legal=None, observation=None,
         if observation is not None:
             obs = observation
         else:
-            want = observation_layout(agent)
-            if encoder is None or encoder.layout.name != want or encoder.db is not game.db:
-                encoder = _encoder_for(game, want)
+            if encoder is None or not reads_layout(agent, encoder.layout.name) \
+                    or encoder.db is not game.db:
+                encoder = _encoder_for(game, observation_layout(agent))
             obs = encoder.encode(game, seat, legal)
     return _id(agent.act(obs, mask), agent)
 

@@ -35,7 +35,7 @@ import numpy as np
 
 from ..engine import N_ACTIONS
 from ..players import (RandomAgent, ask_batch, label_of, observation_layout, reads_game,
-                       use_card_pool)
+                       reads_layout, use_card_pool)
 from .encoder import make_encoder
 from .single import OpponentError, check_seat
 from .vector import GameBatch, batch_actions, check_legal
@@ -255,9 +255,9 @@ class SelfPlayGames:
         """The observations of games ``idx`` for the player to act there, in the layout
         ``m`` reads: the batch's own, or encoded anew in ``m``'s."""
         b = self.batch
-        want = observation_layout(m)
-        if want == b.layout.name:
+        if reads_layout(m, b.layout.name):
             return b.obs[idx]
+        want = observation_layout(m)
         encs = self._other.get(want)
         if encs is None:
             encs = self._other[want] = [make_encoder(b.card_db, want) for _ in range(b.n)]

@@ -131,3 +131,32 @@ def test_hidden_check_catches_a_compact_leak(all_decks, monkeypatch):
     from nivel_env.checks import hidden_info_errors
     errs, _ = hidden_info_errors(all_decks[0], all_decks[1], seed=4, obs="compact")
     assert any("cannot see changes their observation" in e for e in errs)
+
+
+def test_the_view_and_the_heuristic_read_both_layouts_alike():
+    """ObservationView reads a compact observation through the card table as it reads a
+    full one, and the heuristic (which decides from the view) plays the same moves."""
+    from agents.heuristic import HeuristicAgent
+    from nivel_env.env.view import ObservationView
+    first = next(_positions())[0]
+    fe, ce, table = Encoder(first.db), CompactEncoder(first.db), card_table(first.db)
+    full_h, comp_h = HeuristicAgent(seed=5), HeuristicAgent(seed=5)
+    comp_h.use_card_pool(first.db)
+    n = 0
+    for g, legal in _positions(seeds=(4,)):
+        p = g.current_player
+        mask = np.zeros(337, np.int8)
+        mask[legal] = 1
+        f, c = fe.encode(g, p, legal).copy(), ce.encode(g, p, legal).copy()
+        assert full_h.act(f, mask) == comp_h.act(c, mask)
+        vf, vc = ObservationView(f), ObservationView(c, table)
+        assert vf.decision == vc.decision and vf.n_candidates == vc.n_candidates
+        for name in ("cards", "cards_added", "known", "known_added"):
+            assert np.array_equal(getattr(vf, name), getattr(vc, name)), name
+        assert np.allclose(vf.zones, vc.zones, atol=1e-4)
+        n += 1
+    assert n > 50
+    with pytest.raises(ValueError, match="needs the pool's card table"):
+        ObservationView(c)
+    with pytest.raises(ValueError, match="11097 values .full layout. or 949"):
+        ObservationView(c[:10])
