@@ -63,7 +63,8 @@ def train(args, command: str) -> int:
         names, decks = load_decks(args.decks)
         set_threads(args.threads)
         device, where = pick_device(args.device)
-        precision = pick_precision(getattr(args, "precision", "auto"), device)
+        precision = pick_precision(getattr(args, "precision", "auto"), device,
+                                   args.batch_size)
     except SetupError as e:
         print(f"train.py: {e}", file=sys.stderr)
         return 2
@@ -235,11 +236,11 @@ def pick_device(name: str) -> tuple[str, str]:
                     else "CPU")
 
 
-def pick_precision(choice: str, device: str) -> str:
+def pick_precision(choice: str, device: str, batch_size: int) -> str:
     """--precision on ``device`` (``agents.precision.resolve``): auto is bfloat16 for the
-    feature extractor on CUDA, float32 elsewhere."""
+    feature extractor on CUDA with minibatches of 2,048 or more, float32 otherwise."""
     try:
-        return resolve(choice, device)
+        return resolve(choice, device, batch_size)
     except ValueError as e:
         raise SetupError(f"--precision: {e}") from None
 

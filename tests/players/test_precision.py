@@ -15,6 +15,7 @@ HAS_CUDA = th.cuda.is_available()
 
 def test_auto_is_float32_on_the_cpu_and_bfloat16_is_refused_there():
     assert resolve("auto", "cpu") == "float32" and resolve("float32", "cpu") == "float32"
+    assert resolve("auto", "cpu", batch_size=8192) == "float32"
     with pytest.raises(ValueError, match="bfloat16 needs a CUDA device"):
         resolve("bfloat16", "cpu")
     with pytest.raises(ValueError, match="choose one of auto, float32, bfloat16"):
@@ -47,7 +48,10 @@ def test_train_on_the_gpu_in_mixed_precision(tmp_path):
     """Runs where a GPU is: train.py picks CUDA by itself, says bfloat16, and exports a
     policy that plays on the CPU."""
     out = tmp_path / "run"
+    assert resolve("auto", "cuda") == "float32"                 # minibatch 256: no gain
+    assert resolve("auto", "cuda", batch_size=4096) == "bfloat16"
     r = subprocess.run([sys.executable, "train.py", "--quick", "--obs", "compact",
+                        "--precision", "bfloat16",
                         "--out", str(out), "--no-progress", "--final-games", "2"],
                        capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr[-2000:]
