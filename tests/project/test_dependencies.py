@@ -53,6 +53,7 @@ INSTALLS = {
     "agents/value.py": PLAYS_POLICIES,              # the search agents' value heads
     "agents/value_fit.py": PLAYS_POLICIES,          # the command that fits them
     "agents/training.py": ("train",),               # train.py's loop: SB3
+    "agents/precision.py": ("train",),              # train.py --precision
     "agents/search.py": PLAYS_POLICIES,
     "examples/rllib_selfplay.py": ("rllib",),
     "examples/tianshou_selfplay.py": ("tianshou",),
