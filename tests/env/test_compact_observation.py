@@ -160,3 +160,22 @@ def test_the_view_and_the_heuristic_read_both_layouts_alike():
         ObservationView(c)
     with pytest.raises(ValueError, match="11097 values .full layout. or 949"):
         ObservationView(c[:10])
+
+
+def test_framework_checks_pass_on_the_compact_layout():
+    """PettingZoo's api_test and Gymnasium's check_env accept the compact spaces (integer
+    indices in a float Box with their own bounds)."""
+    import warnings
+
+    from gymnasium.utils.env_checker import check_env
+    from pettingzoo.test import api_test
+
+    from nivel_env import NivelArenaGymEnv
+    api_test(raw_env(obs="compact", illegal_action="lose"), num_cycles=200)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check_env(NivelArenaGymEnv(obs="compact", illegal_action="lose"),
+                  skip_render_check=True)
+    g = NivelArenaGymEnv(obs="compact")
+    obs, _ = g.reset(seed=2)
+    assert g.observation_space.contains(obs) and g.card_table().shape[1] == 159
