@@ -99,16 +99,22 @@ def forward(net, obs):
     return net.action_net(latent_pi), net.value_net(latent_vf)
 
 
+def train_step(net, opt, obs, masks) -> None:
+    """One forward+backward+Adam step on ``obs`` (a loss over the masked logits and the
+    values; also network_cost_gpu.py's)."""
+    logits, value = forward(net, obs)
+    logits = logits.masked_fill(~masks, -1e8)
+    loss = -logits.log_softmax(1).amax(1).mean() + value.square().mean()
+    opt.zero_grad(set_to_none=True)
+    loss.backward()
+    opt.step()
+
+
 def step_time(net, opt, obs, masks, steps: int) -> float:
     """CPU seconds per sample of ``steps`` forward+backward+Adam steps on ``obs``."""
     t0 = time.process_time()
     for _ in range(steps):
-        logits, value = forward(net, obs)
-        logits = logits.masked_fill(~masks, -1e8)
-        loss = -logits.log_softmax(1).amax(1).mean() + value.square().mean()
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
+        train_step(net, opt, obs, masks)
     return (time.process_time() - t0) / (steps * len(obs))
 
 

@@ -33,7 +33,7 @@ def main() -> None:
     import torch as th
     if not th.cuda.is_available():
         sys.exit("network_cost_gpu.py: no CUDA device here")
-    from network_cost import forward, networks, positions
+    from network_cost import forward, networks, positions, train_step
 
     from agents.precision import mixed_precision
     from nivel_env.cards import load_card_db
@@ -69,20 +69,12 @@ def main() -> None:
                          if precision == "bfloat16" else ())
                 for b in args.batches:
                     x, m = obs[which][:b], mask[:b]
-
-                    def step():
-                        logits, value = forward(net, x)
-                        logits = logits.masked_fill(~m, -1e8)
-                        loss = -logits.log_softmax(1).amax(1).mean() + value.square().mean()
-                        opt.zero_grad(set_to_none=True)
-                        loss.backward()
-                        opt.step()
                     for _ in range(3):
-                        step()
+                        train_step(net, opt, x, m)
                     th.cuda.synchronize()
                     t = time.perf_counter()
                     for _ in range(args.steps):
-                        step()
+                        train_step(net, opt, x, m)
                     th.cuda.synchronize()
                     us = (time.perf_counter() - t) / (args.steps * b) * 1e6
                     times.setdefault((name, precision, b), []).append(us)
