@@ -30,18 +30,9 @@ __all__ = ["BattleForecast", "BlockOutcome", "Decision", "Game", "IllegalActionE
            "battle_forecast", "keywords", "new_game", "play_blockers", "unit_keywords"]
 
 
-def new_game(deck_0: Deck, deck_1: Deck, seed: int = 0, config: RuleConfig | None = None,
-             db: CardDB | None = None, mirror: bool = False) -> Game:
-    """Set up a game (5.1) and run it to the first decision (the first mulligan).
-
-    The card pool is ``db``, else the one ``deck_0`` was loaded with, else the bundled pool.
-
-    ``mirror`` gives the other half of a duplicate deal for decks: ``new_game(b, a, seed,
-    mirror=True)`` shuffles each deck into the order it had in ``new_game(a, b, seed)``
-    and makes the same seat go first, so each deck draws the same cards while the deck
-    that went first goes second.  (It does so by shuffling seat 1's deck before seat 0's;
-    everything after the shuffles comes from the same generator state.)
-    """
+def _deal(deck_0: Deck, deck_1: Deck, seed, db: CardDB | None, mirror: bool):
+    """``new_game``'s checks, shared by both backends: the seed as a plain int, the pool,
+    each card instance's pool index (``defs``) and the game's first event."""
     if type(seed) is not int:                  # kept in the events: a plain int (JSON)
         if not isinstance(seed, Integral) or isinstance(seed, bool):
             raise TypeError(f"new_game: seed must be an integer, got {type(seed).__name__} "
@@ -63,13 +54,30 @@ def new_game(deck_0: Deck, deck_1: Deck, seed: int = 0, config: RuleConfig | Non
         defs[p * K.PER] = deck.leader.index
         for i, c in enumerate(deck.cards):
             defs[p * K.PER + 1 + i] = c.index
+    start = Start(seed, [deck_0.name, deck_1.name], [deck_0.leader.id, deck_1.leader.id],
+                  bool(mirror))
+    return seed, db, defs, start
+
+
+def new_game(deck_0: Deck, deck_1: Deck, seed: int = 0, config: RuleConfig | None = None,
+             db: CardDB | None = None, mirror: bool = False) -> Game:
+    """Set up a game (5.1) and run it to the first decision (the first mulligan).
+
+    The card pool is ``db``, else the one ``deck_0`` was loaded with, else the bundled pool.
+
+    ``mirror`` gives the other half of a duplicate deal for decks: ``new_game(b, a, seed,
+    mirror=True)`` shuffles each deck into the order it had in ``new_game(a, b, seed)``
+    and makes the same seat go first, so each deck draws the same cards while the deck
+    that went first goes second.  (It does so by shuffling seat 1's deck before seat 0's;
+    everything after the shuffles comes from the same generator state.)
+    """
+    seed, db, defs, start = _deal(deck_0, deck_1, seed, db, mirror)
     g = blank_game(db, defs, seed, config)
     for p, deck in enumerate((deck_0, deck_1)):
         for i in range(len(deck.cards)):
             iid = p * K.PER + 1 + i
             g.deck[p].append(iid)
             g.where[iid] = K.Z_DECK * 4 + 3
-    g.log.append(Start(seed, [deck_0.name, deck_1.name],
-                       [deck_0.leader.id, deck_1.leader.id], bool(mirror)))
+    g.log.append(start)
     setup(g, mirror)
     return g

@@ -1,0 +1,421 @@
+// nivel_env.native._core: the native rules engine and its Python face.
+//
+// The rules are in rules.hpp / play.hpp / resolve.hpp, function for function as the Python
+// engine has them.  This file converts the state to and from the Python engine's own field
+// values (engine/state.py's _PICKLED order), so that nivel_env/native/game.py can give a
+// native game the Python Game's whole API and the differential check can compare the two
+// states bit for bit.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include "resolve.hpp"
+
+namespace py = pybind11;
+using namespace nv;
+
+namespace {
+
+py::list to_list(const IV& v) {
+  py::list l(v.size());
+  for (size_t i = 0; i < v.size(); ++i) l[i] = py::int_(v[i]);
+  return l;
+}
+py::tuple to_tuple(const IV& v) {
+  py::tuple t(v.size());
+  for (size_t i = 0; i < v.size(); ++i) t[i] = py::int_(v[i]);
+  return t;
+}
+py::tuple entry_tuple(const Entry& e) {
+  return py::make_tuple(e.cls, e.p, e.kind, e.iid, e.stamp, e.arg, e.arg2);
+}
+
+py::tuple task_tuple(const Task& t) {
+  switch (t.kind) {
+    case T_END: return py::make_tuple(t.kind, t.x[0]);
+    case T_FRAME:
+      return py::make_tuple(t.kind, t.x[0], t.x[1], t.x[2], t.x[3], t.x[4], to_tuple(t.v),
+                            py::bool_(t.x[5] != 0), t.x[6]);
+    case T_BATCH: {
+      py::tuple ent(t.ent.size());
+      for (size_t i = 0; i < t.ent.size(); ++i) ent[i] = entry_tuple(t.ent[i]);
+      return py::make_tuple(t.kind, ent);
+    }
+    case T_DAMAGE: case T_DAMAGE_CHECK: return py::make_tuple(t.kind, t.x[0], t.x[1]);
+    case T_DISCARD: return py::make_tuple(t.kind, t.x[0], t.x[1], t.x[2]);
+    case T_GUARD: return py::make_tuple(t.kind, t.x[0], t.x[1], to_tuple(t.v));
+    case T_MULLIGAN: return py::make_tuple(t.kind, t.x[0]);
+    case T_LOSS_CHECK: return py::make_tuple(t.kind, to_tuple(t.v));
+    case T_ORDER: return py::make_tuple(t.kind, t.x[0], to_tuple(t.v), t.x[1]);
+    default: return py::make_tuple(t.kind);
+  }
+}
+
+py::object dec_tuple(const Dec& d) {
+  if (!d.has) return py::none();
+  switch (d.kind) {
+    case D_PICK:
+      return py::make_tuple(d.kind, d.player, d.a, to_tuple(d.cands), py::bool_(d.b != 0), d.c, d.d);
+    case D_YESNO:
+      if (d.n == 7) return py::make_tuple(d.kind, d.player, d.a, d.b, d.c, d.d, d.e);
+      return py::make_tuple(d.kind, d.player, d.a, d.b, d.c);
+    case D_GUARDIAN: return py::make_tuple(d.kind, d.player, to_tuple(d.cands));
+    case D_DEFENSE: return py::make_tuple(d.kind, d.player, d.a, py::bool_(d.b != 0));
+    default: return py::make_tuple(d.kind, d.player);
+  }
+}
+
+py::list pair_list(const std::vector<Pair>& v) {
+  py::list l;
+  for (auto& x : v) l.append(py::make_tuple(x.iid, x.stamp));
+  return l;
+}
+
+// ---- reading Python values back (Game fields -> state)
+IV ints(py::handle h) { return h.cast<IV>(); }
+std::vector<IV> tuple_items(py::handle h) {
+  std::vector<IV> out;
+  for (auto x : h) out.push_back(x.cast<IV>());
+  return out;
+}
+Entry entry_of(py::handle h) {
+  IV v = h.cast<IV>();
+  if (v.size() != 7) throw py::value_error("a waiting effect needs 7 fields");
+  return Entry{v[0], v[1], v[2], v[3], v[4], v[5], v[6]};
+}
+
+Task task_of(py::handle h) {
+  py::tuple tp = py::reinterpret_borrow<py::object>(h).cast<py::tuple>();
+  Task t;
+  t.kind = tp[0].cast<int>();
+  auto need = [&](size_t n) {
+    if (tp.size() != n) throw py::value_error("work-stack task " + std::to_string(t.kind) +
+                                              ": expected " + std::to_string(n) + " fields");
+  };
+  switch (t.kind) {
+    case T_END: need(2); t.x[0] = tp[1].cast<int>(); break;
+    case T_FRAME:
+      need(9);
+      for (int i = 0; i < 5; ++i) t.x[i] = tp[i + 1].cast<int>();
+      t.v = ints(tp[6]);
+      t.x[5] = tp[7].cast<bool>();
+      t.x[6] = tp[8].cast<int>();
+      break;
+    case T_BATCH:
+      need(2);
+      for (auto e : tp[1]) t.ent.push_back(entry_of(e));
+      break;
+    case T_DAMAGE: case T_DAMAGE_CHECK:
+      need(3); t.x[0] = tp[1].cast<int>(); t.x[1] = tp[2].cast<int>(); break;
+    case T_DISCARD:
+      need(4); for (int i = 0; i < 3; ++i) t.x[i] = tp[i + 1].cast<int>(); break;
+    case T_GUARD:
+      need(4); t.x[0] = tp[1].cast<int>(); t.x[1] = tp[2].cast<int>(); t.v = ints(tp[3]); break;
+    case T_MULLIGAN: need(2); t.x[0] = tp[1].cast<int>(); break;
+    case T_LOSS_CHECK: need(2); t.v = ints(tp[1]); break;
+    case T_ORDER:
+      need(4); t.x[0] = tp[1].cast<int>(); t.v = ints(tp[2]); t.x[1] = tp[3].cast<int>(); break;
+    case T_TURN: case T_MAIN_START: case T_MAIN: case T_ATTACK: case T_BATTLE: need(1); break;
+    default: throw py::value_error("unknown work-stack task " + std::to_string(t.kind));
+  }
+  return t;
+}
+
+Dec dec_of(py::handle h) {
+  Dec d;
+  if (h.is_none()) return d;
+  py::tuple tp = py::reinterpret_borrow<py::object>(h).cast<py::tuple>();
+  d.has = true;
+  d.kind = tp[0].cast<int>();
+  d.player = tp[1].cast<int>();
+  d.n = (int)tp.size();
+  switch (d.kind) {
+    case D_PICK:
+      d.a = tp[2].cast<int>(); d.cands = ints(tp[3]); d.b = tp[4].cast<bool>();
+      d.c = tp[5].cast<int>(); d.d = tp[6].cast<int>();
+      break;
+    case D_YESNO:
+      d.a = tp[2].cast<int>(); d.b = tp[3].cast<int>(); d.c = tp[4].cast<int>();
+      if (d.n == 7) { d.d = tp[5].cast<int>(); d.e = tp[6].cast<int>(); }
+      break;
+    case D_GUARDIAN: d.cands = ints(tp[2]); break;
+    case D_DEFENSE: d.a = tp[2].cast<int>(); d.b = tp[3].cast<bool>(); break;
+    default: break;
+  }
+  return d;
+}
+
+Config config_of(py::tuple c) {
+  if (c.size() != 10) throw py::value_error("RuleConfig: expected 10 options");
+  Config k;
+  k.starting_level = c[0].cast<int>(); k.first_turn_attack = c[1].cast<bool>();
+  k.max_turns = c[2].cast<int>(); k.hand_limit = c[3].cast<int>(); k.mulligan = c[4].cast<bool>();
+  k.choose_effect_order = c[5].cast<bool>(); k.surrender_action = c[6].cast<bool>();
+  k.damage_if_defender_gone = c[7].cast<bool>(); k.simultaneous_each_player = c[8].cast<bool>();
+  k.hand_owner_chooses = c[9].cast<bool>();
+  return k;
+}
+
+struct PyProgram {
+  std::shared_ptr<const Program> p;
+};
+
+struct Core {
+  Game g;
+
+  static Core* blank(const PyProgram& prog, py::tuple cfg, const IV& defs) {
+    if (defs.size() != N_IID) throw py::value_error("defs: expected 82 card indices");
+    auto* c = new Core();
+    Game& g = c->g;
+    g.prog = prog.p;
+    g.cfg = config_of(cfg);
+    for (int i = 0; i < N_IID; ++i) {
+      if (defs[i] < 0 || defs[i] >= (int)prog.p->cards.size())
+        throw py::value_error("defs: card index out of range");
+      g.defs[i] = defs[i];
+      g.where[i] = -4;
+      g.stamp[i] = 0;
+    }
+    for (int s = 0; s < 6; ++s) g.unit[s] = -1;
+    g.level[0] = g.level[1] = g.cfg.starting_level;
+    g.awake[0] = g.awake[1] = false;
+    g.placed[0] = g.placed[1] = 0;
+    g.lost[0] = g.lost[1] = false;
+    g.mulled[0] = g.mulled[1] = false;
+    for (int s = 0; s < 6; ++s) { g.pw[s] = g.ht[s] = g.na[s] = g.cant[s] = g.uc[s] = 0; }
+    g.size[0] = g.size[1] = 0;
+    for (int p = 0; p < 2; ++p) g.where[p * PER] = Z_LEVEL * 4 + 3;
+    return c;
+  }
+
+  // new_game: decks of ``n0`` and ``n1`` cards (iids p*PER+1 ..), shuffled from ``rng``
+  static Core* new_game(const PyProgram& prog, py::tuple cfg, const IV& defs, int n0, int n1,
+                        uint64_t rng, bool mirror) {
+    Core* c = blank(prog, cfg, defs);
+    Game& g = c->g;
+    g.rng = rng;
+    int ns[2] = {n0, n1};
+    for (int p = 0; p < 2; ++p) {
+      if (ns[p] < 1 || ns[p] > PER - 1) throw py::value_error("deck size out of range");
+      for (int i = 0; i < ns[p]; ++i) {
+        int iid = p * PER + 1 + i;
+        g.deck[p].push_back(iid);
+        g.where[iid] = Z_DECK * 4 + 3;
+      }
+    }
+    try {
+      setup(g, mirror);
+    } catch (EngineError& e) {
+      delete c;
+      throw py::value_error(std::string("native engine: ") + e.what());
+    }
+    return c;
+  }
+
+  static Core* from_fields(const PyProgram& prog, py::tuple cfg, py::tuple f) {
+    if (f.size() != 32) throw py::value_error("state: expected 32 fields");
+    IV defs = ints(f[0]);
+    Core* c = blank(prog, cfg, defs);
+    Game& g = c->g;
+    try {
+      g.rng = f[1].cast<uint64_t>();
+      IV* piles[5] = {g.deck, g.hand, g.trash, g.damage, g.skill};
+      for (int k = 0; k < 5; ++k) {
+        auto two = tuple_items(f[2 + k]);
+        if (two.size() != 2) throw py::value_error("a zone needs 2 players' lists");
+        piles[k][0] = two[0];
+        piles[k][1] = two[1];
+      }
+      IV unit = ints(f[7]);
+      auto items = tuple_items(f[8]);
+      IV where = ints(f[9]), stamp = ints(f[10]), level = ints(f[11]);
+      if (unit.size() != 6 || items.size() != 6 || where.size() != N_IID ||
+          stamp.size() != N_IID || level.size() != 2)
+        throw py::value_error("state: a field has the wrong length");
+      for (int s = 0; s < 6; ++s) { g.unit[s] = unit[s]; g.items[s] = items[s]; }
+      for (int i = 0; i < N_IID; ++i) { g.where[i] = where[i]; g.stamp[i] = stamp[i]; }
+      g.level[0] = level[0]; g.level[1] = level[1];
+      auto awake = f[12].cast<std::vector<bool>>();
+      g.awake[0] = awake.at(0); g.awake[1] = awake.at(1);
+      g.turn = f[13].cast<int>(); g.tp = f[14].cast<int>(); g.first = f[15].cast<int>();
+      g.phase = f[16].cast<int>();
+      IV placed = ints(f[17]);
+      g.placed[0] = placed.at(0); g.placed[1] = placed.at(1);
+      for (auto x : f[18]) { IV v = x.cast<IV>(); g.attacked.push_back(Pair{v.at(0), v.at(1)}); }
+      for (auto x : f[19]) { IV v = x.cast<IV>(); g.used.push_back(Used{v.at(0), v.at(1), v.at(2)}); }
+      for (auto x : f[20]) {
+        IV v = x.cast<IV>();
+        g.mods.push_back(Mod{v.at(0), v.at(1), v.at(2), v.at(3), v.at(4)});
+      }
+      if (!f[21].is_none()) {
+        py::list b = f[21].cast<py::list>();
+        g.battle.has = true;
+        g.battle.atk = b[0].cast<int>(); g.battle.lane = b[1].cast<int>();
+        g.battle.def = b[2].cast<int>(); g.battle.step = b[3].cast<int>();
+        g.battle.brk = ints(b[4]); g.battle.duel = b[5].cast<bool>();
+        g.battle.atk_stamp = b[6].cast<int>(); g.battle.def_stamp = b[7].cast<int>();
+      }
+      for (auto x : f[22]) g.pend.push_back(entry_of(x));
+      for (auto x : f[23]) g.stack.push_back(task_of(x));
+      g.dec = dec_of(f[24]);
+      auto lost = f[25].cast<std::vector<bool>>();
+      g.lost[0] = lost.at(0); g.lost[1] = lost.at(1);
+      if (!f[26].is_none()) {
+        IV r = ints(f[26]);
+        g.has_result = true; g.result[0] = r.at(0); g.result[1] = r.at(1);
+      }
+      g.truncated = f[27].cast<bool>();
+      for (auto x : f[28]) { IV v = x.cast<IV>(); g.delayed.push_back(Pair{v.at(0), v.at(1)}); }
+      // f[29] is the log: events stay on the Python side (game.py's prefix)
+      auto mulled = f[30].cast<std::vector<bool>>();
+      g.mulled[0] = mulled.at(0); g.mulled[1] = mulled.at(1);
+      auto known = tuple_items(f[31]);
+      g.known[0] = known.at(0); g.known[1] = known.at(1);
+    } catch (...) {
+      delete c;
+      throw;
+    }
+    g.dirty = true;
+    return c;
+  }
+
+  py::tuple fields() const {
+    py::tuple t(32);
+    IV defs(g.defs, g.defs + N_IID);
+    t[0] = to_tuple(defs);
+    t[1] = py::int_(g.rng);
+    const IV* piles[5] = {g.deck, g.hand, g.trash, g.damage, g.skill};
+    for (int k = 0; k < 5; ++k) {
+      py::list two;
+      two.append(to_list(piles[k][0]));
+      two.append(to_list(piles[k][1]));
+      t[2 + k] = two;
+    }
+    t[7] = to_list(IV(g.unit, g.unit + 6));
+    py::list items;
+    for (int s = 0; s < 6; ++s) items.append(to_list(g.items[s]));
+    t[8] = items;
+    t[9] = to_list(IV(g.where, g.where + N_IID));
+    t[10] = to_list(IV(g.stamp, g.stamp + N_IID));
+    t[11] = to_list(IV(g.level, g.level + 2));
+    py::list awake;
+    awake.append(py::bool_(g.awake[0])); awake.append(py::bool_(g.awake[1]));
+    t[12] = awake;
+    t[13] = py::int_(g.turn); t[14] = py::int_(g.tp); t[15] = py::int_(g.first);
+    t[16] = py::int_(g.phase);
+    t[17] = to_list(IV(g.placed, g.placed + 2));
+    t[18] = pair_list(g.attacked);
+    py::list used;
+    for (auto& u : g.used) used.append(py::make_tuple(u.src, u.stamp, u.key));
+    t[19] = used;
+    py::list mods;
+    for (auto& m : g.mods) mods.append(py::make_tuple(m.kind, m.target, m.amount, m.until, m.by));
+    t[20] = mods;
+    if (g.battle.has) {
+      const Battle& b = g.battle;
+      py::list bl;
+      bl.append(b.atk); bl.append(b.lane); bl.append(b.def); bl.append(b.step);
+      bl.append(to_tuple(b.brk)); bl.append(py::bool_(b.duel)); bl.append(b.atk_stamp);
+      bl.append(b.def_stamp);
+      t[21] = bl;
+    } else {
+      t[21] = py::none();
+    }
+    py::list pend;
+    for (auto& e : g.pend) pend.append(entry_tuple(e));
+    t[22] = pend;
+    py::list stack;
+    for (auto& task : g.stack) stack.append(task_tuple(task));
+    t[23] = stack;
+    t[24] = dec_tuple(g.dec);
+    py::list lost;
+    lost.append(py::bool_(g.lost[0])); lost.append(py::bool_(g.lost[1]));
+    t[25] = lost;
+    t[26] = g.has_result ? py::object(py::make_tuple(g.result[0], g.result[1])) : py::object(py::none());
+    t[27] = py::bool_(g.truncated);
+    t[28] = pair_list(g.delayed);
+    t[29] = py::none();
+    py::list mulled;
+    mulled.append(py::bool_(g.mulled[0])); mulled.append(py::bool_(g.mulled[1]));
+    t[30] = mulled;
+    py::list known;
+    known.append(to_list(g.known[0])); known.append(to_list(g.known[1]));
+    t[31] = known;
+    return t;
+  }
+
+  py::list events(size_t start) const {
+    py::list out;
+    for (size_t i = start; i < g.log.size(); ++i) {
+      const Ev& e = g.log[i];
+      out.append(py::make_tuple(e.kind, e.f[0], e.f[1], e.f[2], e.f[3], e.f[4], e.f[5]));
+    }
+    return out;
+  }
+
+  const IV& legal() {
+    if (!g.legal_ok) {
+      g.legal = legal_actions(g);
+      g.legal_ok = true;
+    }
+    return g.legal;
+  }
+
+  // apply ``a`` if legal; false (state untouched) if not
+  bool apply(int a) {
+    if (g.has_result) return false;
+    const IV& l = legal();
+    if (!std::binary_search(l.begin(), l.end(), a)) return false;
+    g.legal_ok = false;
+    try {
+      apply_action(g, a);
+    } catch (EngineError& e) {
+      throw std::runtime_error(std::string("native engine: ") + e.what());
+    }
+    return true;
+  }
+};
+
+}  // namespace
+
+PYBIND11_MODULE(_core, m) {
+  m.doc() = "The native Nivel Arena rules engine (see nivel_env/native/).";
+  m.attr("ABI") = 1;
+  m.attr("N_EVENTS") = (int)N_EVENTS;
+  py::dict terms;
+  terms["verbs"] = std::vector<std::string>(VERB_KEYS, VERB_KEYS + N_VERBS);
+  terms["conditions"] = std::vector<std::string>(COND_KEYS, COND_KEYS + N_CONDS);
+  terms["timings"] = std::vector<std::string>(TIMING_KEYS, TIMING_KEYS + N_TIMINGS);
+  terms["subkeywords"] = std::vector<std::string>(SUB_KEYS, SUB_KEYS + N_SUBS);
+  terms["guardian_payments"] = std::vector<std::string>(PAYMENT_KEYS, PAYMENT_KEYS + N_PAYMENTS);
+  m.attr("TERMS") = terms;
+
+  py::class_<PyProgram>(m, "Program")
+      .def(py::init([](py::dict d) {
+        PyProgram p;
+        p.p = std::make_shared<const Program>(load_program(d));
+        return p;
+      }))
+      .def_property_readonly("n_cards", [](const PyProgram& p) { return p.p->cards.size(); });
+
+  py::class_<Core>(m, "Core")
+      .def_static("new_game", &Core::new_game, py::return_value_policy::take_ownership)
+      .def_static("from_fields", &Core::from_fields, py::return_value_policy::take_ownership)
+      .def("legal_actions", [](Core& c) { return c.legal(); })
+      .def("apply", &Core::apply)
+      .def("surrender", [](Core& c, int p) { surrender(c.g, p); })
+      .def("clone", [](const Core& c) { return new Core(c); }, py::return_value_policy::take_ownership)
+      .def("fields", &Core::fields)
+      .def("events", &Core::events, py::arg("start") = 0)
+      .def_property_readonly("n_events", [](const Core& c) { return c.g.log.size(); })
+      .def_property_readonly("over", [](const Core& c) { return c.g.has_result; })
+      .def_property_readonly("result", [](const Core& c) {
+        return c.g.has_result ? py::object(py::make_tuple(c.g.result[0], c.g.result[1])) : py::object(py::none());
+      })
+      .def_property_readonly("current_player", [](const Core& c) {
+        return c.g.has_result ? py::object(py::none()) : py::object(py::int_(c.g.dec.player));
+      })
+      .def_property_readonly("decision_kind", [](const Core& c) {
+        return c.g.has_result ? -1 : c.g.dec.kind;
+      })
+      .def_property_readonly("dec", [](const Core& c) { return dec_tuple(c.g.dec); });
+}
