@@ -377,6 +377,8 @@ struct Core {
 
 }  // namespace
 
+#include "batch_bind.hpp"
+
 PYBIND11_MODULE(_core, m) {
   m.doc() = "The native Nivel Arena rules engine (see nivel_env/native/).";
   m.attr("ABI") = 1;
@@ -388,6 +390,7 @@ PYBIND11_MODULE(_core, m) {
   terms["subkeywords"] = std::vector<std::string>(SUB_KEYS, SUB_KEYS + N_SUBS);
   terms["guardian_payments"] = std::vector<std::string>(PAYMENT_KEYS, PAYMENT_KEYS + N_PAYMENTS);
   m.attr("TERMS") = terms;
+  nv_bind::bind_batch(m);
 
   py::class_<PyProgram>(m, "Program")
       .def(py::init([](py::dict d) {
