@@ -218,7 +218,7 @@ struct Core {
     Game& g = c->g;
     try {
       g.rng = f[1].cast<uint64_t>();
-      IV* piles[5] = {g.deck, g.hand, g.trash, g.damage, g.skill};
+      Pile* piles[5] = {g.deck, g.hand, g.trash, g.damage, g.skill};
       for (int k = 0; k < 5; ++k) {
         auto two = tuple_items(f[2 + k]);
         if (two.size() != 2) throw py::value_error("a zone needs 2 players' lists");
@@ -283,7 +283,7 @@ struct Core {
     IV defs(g.defs, g.defs + N_IID);
     t[0] = to_tuple(defs);
     t[1] = py::int_(g.rng);
-    const IV* piles[5] = {g.deck, g.hand, g.trash, g.damage, g.skill};
+    const Pile* piles[5] = {g.deck, g.hand, g.trash, g.damage, g.skill};
     for (int k = 0; k < 5; ++k) {
       py::list two;
       two.append(to_list(piles[k][0]));

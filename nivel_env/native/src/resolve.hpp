@@ -555,7 +555,7 @@ static void discard_card(Game& g, int p, int iid, int purpose) {
 
 static void run_discard_task(Game& g, const Task& t) {
   int p = t.x[0], n = t.x[1], purpose = t.x[2];
-  IV& hand = g.hand[p];
+  Pile& hand = g.hand[p];
   if (n <= 0 || hand.empty()) return;
   if ((int)hand.size() <= n) {
     IV all = hand;

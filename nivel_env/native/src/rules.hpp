@@ -21,13 +21,19 @@ static inline void ev(Game& g, int kind, int a = 0, int b = 0, int c = 0, int d 
   g.log.push_back(Ev{kind, {a, b, c, d, e, f}});
 }
 
-static inline bool contains(const IV& v, int x) {
+template <class V>
+static inline bool contains(const V& v, int x) {
   return std::find(v.begin(), v.end(), x) != v.end();
 }
 static inline void remove_first(IV& v, int x) {
   auto it = std::find(v.begin(), v.end(), x);
   if (it == v.end()) throw EngineError("list.remove(x): x not in list");
   v.erase(it);
+}
+static inline void remove_first(Pile& v, int x) {
+  auto it = std::find(v.begin(), v.end(), x);
+  if (it == v.end()) throw EngineError("list.remove(x): x not in list");
+  v.erase_at((int)(it - v.begin()));
 }
 static inline int owner(int iid) { return iid / PER; }
 static inline int zone_of(const Game& g, int iid) { return g.where[iid] >> 2; }
@@ -40,7 +46,8 @@ static inline uint64_t next_u64(uint64_t& s) {
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
   return z ^ (z >> 31);
 }
-static inline void shuffle(uint64_t& s, IV& v) {
+template <class V>
+static inline void shuffle(uint64_t& s, V& v) {
   for (int i = (int)v.size() - 1; i > 0; --i) {
     uint64_t r = next_u64(s);
     int j = (int)(r % (uint64_t)(i + 1));
@@ -174,7 +181,7 @@ static int players_of(int p, int who, int out[2]) {
   return 2;
 }
 
-static const IV& pile(const Game& g, int szone, int q) {
+static const Pile& pile(const Game& g, int szone, int q) {
   switch (szone) {
     case SZ_HAND: return g.hand[q];
     case SZ_TRASH: return g.trash[q];
@@ -305,10 +312,11 @@ static void refresh(Game& g) {
   g.dirty = false;
   const Program& P = g.P();
   int pw[6] = {0}, ht[6] = {0}, na[6] = {0}, cant[6] = {0}, uc[6] = {0};
-  IV kws[6];
+  SVec<64> kws[6];
   int size[2] = {g.level[0] + (int)g.damage[0].size(), g.level[1] + (int)g.damage[1].size()};
   struct Static { int p, self, ab; };
-  std::vector<Static> statics;
+  thread_local std::vector<Static> statics;  // reused: refresh runs on every change
+  statics.clear();
   for (int s = 0; s < 6; ++s) {
     int iid = g.unit[s];
     if (iid < 0) continue;
@@ -356,7 +364,7 @@ static void refresh(Game& g) {
   // published now, so that conditions inside passives see printed values + modifiers
   for (int s = 0; s < 6; ++s) {
     g.pw[s] = pw[s]; g.ht[s] = ht[s]; g.na[s] = na[s]; g.cant[s] = cant[s]; g.uc[s] = uc[s];
-    g.kws[s] = std::move(kws[s]);
+    g.kws[s] = kws[s];
   }
   for (const Static& st : statics) {
     const Ability& a = P.abilities[st.ab];
@@ -402,7 +410,7 @@ static bool has_keyword(const Game& g, int slot, int term) {
     if (g.P().keywords[k].term == term) return true;
   return false;
 }
-static IV keywords_named(const Game& g, int slot, int term) {
+static IV keywords_named(const Game& g, int slot, int term) {  // (a new list)
   IV out;
   for (int k : g.kws[slot])
     if (g.P().keywords[k].term == term) out.push_back(k);
@@ -410,7 +418,7 @@ static IV keywords_named(const Game& g, int slot, int term) {
 }
 
 // ================================================================== zones.py
-static IV* pile_of(Game& g, int zone, int p) {
+static Pile* pile_of(Game& g, int zone, int p) {
   switch (zone) {
     case Z_DECK: return &g.deck[p];
     case Z_HAND: return &g.hand[p];
@@ -475,7 +483,7 @@ static void take(Game& g, int iid) {
   } else if (z == Z_ITEM) {
     remove_first(g.items[p * 3 + lane], iid);
   } else {
-    IV* pl = pile_of(g, z, p);
+    Pile* pl = pile_of(g, z, p);
     if (pl) {
       remove_first(*pl, iid);
       if (z == Z_HAND && contains(g.known[p], iid)) remove_first(g.known[p], iid);
@@ -494,7 +502,7 @@ static void put(Game& g, int iid, int zone, int lane = 3, bool bottom = false) {
   } else if (zone == Z_ITEM) {
     g.items[p * 3 + lane].push_back(iid);
   } else if (zone == Z_DECK && bottom) {
-    g.deck[p].insert(g.deck[p].begin(), iid);
+    g.deck[p].insert_front(iid);
   } else {
     pile_of(g, zone, p)->push_back(iid);
     if (zone == Z_HAND && open_zone(g.where[iid] >> 2) && !contains(g.known[p], iid))
@@ -594,7 +602,7 @@ static void place_unit(Game& g, int iid, int lane) {  // 3.5.3, 10.1.2.2, 10.2.6
   ev(g, E_PLACE, iid, p, lane);
   trigger_timing(g, iid, W_ENTRY);
   ensure(g);
-  IV ks = g.kws[p * 3 + lane];
+  SVec<64> ks = g.kws[p * 3 + lane];
   for (int k : ks) {
     const Keyword& K = g.P().keywords[k];
     if (K.term == S_CREDIT) {  // keywords._credit_placed
@@ -620,7 +628,7 @@ static void trash_from_field(Game& g, int iid, bool by_effect, bool by_battle, i
       }
     }
     ensure(g);
-    IV subs = g.kws[s];
+    SVec<64> subs = g.kws[s];
     IV its = g.items[s];
     for (int it : its) {
       move(g, it, Z_TRASH);
@@ -703,9 +711,9 @@ static void order_into_deck(Game& g, const IV& cards, int source) {
 }
 
 static void under(Game& g, int q, int iid) {
-  IV& deck = g.deck[q];
+  Pile& deck = g.deck[q];
   remove_first(deck, iid);
-  deck.insert(deck.begin(), iid);
+  deck.insert_front(iid);
 }
 
 static void sort_by_card(const Game& g, IV& v) {

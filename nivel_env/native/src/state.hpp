@@ -4,6 +4,8 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "program.hpp"
@@ -58,6 +60,53 @@ enum { TR_BATTLE, TR_EFFECT, TR_UPGRADE, TR_RULE };
 constexpr int DR_EFFECT = 8, DR_BARRIER = 9;
 // reveal causes
 enum { RV_RETURN_TO_HAND, RV_TO_DECK_BOTTOM, RV_SALVAGE, RV_SEARCH };
+
+// A list of at most N ints stored inline: a state made of these copies with one memcpy
+// (clone), and moving cards allocates nothing.  Overflow is an error, never a write past
+// the end (a pile holds at most a player's 41 cards).
+template <int N>
+struct SVec {
+  int n = 0;
+  int v[N];
+  using value_type = int;
+  int size() const { return n; }
+  bool empty() const { return n == 0; }
+  int* begin() { return v; }
+  int* end() { return v + n; }
+  const int* begin() const { return v; }
+  const int* end() const { return v + n; }
+  int& operator[](int i) { return v[i]; }
+  int operator[](int i) const { return v[i]; }
+  int back() const { return v[n - 1]; }
+  void push_back(int x) {
+    if (n >= N) overflow();
+    v[n++] = x;
+  }
+  void pop_back() { --n; }
+  void clear() { n = 0; }
+  void insert_front(int x) {
+    if (n >= N) overflow();
+    for (int i = n; i > 0; --i) v[i] = v[i - 1];
+    v[0] = x;
+    ++n;
+  }
+  void erase_at(int i) {
+    for (int k = i; k < n - 1; ++k) v[k] = v[k + 1];
+    --n;
+  }
+  SVec& operator=(const std::vector<int>& o) {
+    if ((int)o.size() > N) overflow();
+    n = (int)o.size();
+    for (int i = 0; i < n; ++i) v[i] = o[i];
+    return *this;
+  }
+  operator std::vector<int>() const { return std::vector<int>(v, v + n); }
+  [[noreturn]] static void overflow() {
+    throw std::length_error("native state: a list went over its fixed size of " +
+                            std::to_string(N) + " (a zone, or a unit's keywords)");
+  }
+};
+using Pile = SVec<PER>;
 
 struct Ev {
   int kind;
@@ -124,9 +173,9 @@ struct Game {
   Config cfg;
   int defs[N_IID];
   uint64_t rng = 0;
-  std::vector<int> deck[2], hand[2], trash[2], damage[2], skill[2];
+  Pile deck[2], hand[2], trash[2], damage[2], skill[2];
   int unit[6];
-  std::vector<int> items[6];
+  Pile items[6];
   int where[N_IID], stamp[N_IID];
   int level[2];
   bool awake[2];
@@ -146,11 +195,11 @@ struct Game {
   std::vector<Pair> delayed;
   std::vector<Ev> log;
   bool mulled[2];
-  std::vector<int> known[2];
+  Pile known[2];
   // derived (stats.refresh) and the legal-action cache: never saved
   bool dirty = true;
   int pw[6], ht[6], na[6], cant[6], size[2], uc[6];
-  std::vector<int> kws[6];
+  SVec<64> kws[6];
   bool legal_ok = false;
   std::vector<int> legal;
 

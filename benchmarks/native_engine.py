@@ -1,0 +1,143 @@
+"""The native core beside the Python engine: random legal play, clone, a batch of games.
+
+Interleaved rounds on the same deals, CPU time (``time.process_time``) for the
+single-threaded figures; medians with the spread (min-max) over the rounds, and the ratio
+of the medians.  Every bundled deck pair is drawn from the pool (``GameBatch``'s deals).
+
+* engine, Python loop: a uniform random player in Python (``random.choice`` over
+  ``legal_actions()``) on each engine -- what a Python caller of ``Game`` sees;
+* engine, native loop: the core's own uniform player (``Batch.random_steps``), no Python
+  per decision -- the engine's speed;
+* clone: ``Game.clone()`` and ``NativeGame.clone()`` mid-game;
+* batch: ``GameBatch`` (Python) against the native batch stepping 256 games with random
+  legal moves (``argmax`` of random keys under the mask), masks only unless the core has
+  its encoder (then observations too), on 1 and 2 threads (wall time).
+
+    python benchmarks/native_engine.py [--rounds 5]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import time
+
+import numpy as np
+
+from nivel_env.cards import load_card_db
+from nivel_env.cards.deck import list_decks, load_deck
+from nivel_env.engine import new_game
+from nivel_env.env.setup import SeedStream
+from nivel_env.native import _core
+from nivel_env.native.game import config_tuple, new_native_game
+from nivel_env.native.program import load_program
+from nivel_env.engine import RuleConfig
+
+
+def python_loop(factory, decks, games: int, seed: int) -> tuple[int, float]:
+    dec, t = 0, time.process_time()
+    for gi in range(games):
+        rnd = random.Random(seed + gi)
+        g = factory(rnd.choice(decks), rnd.choice(decks), seed=seed + gi)
+        while not g.is_terminal():
+            g.apply_action(rnd.choice(g.legal_actions()))
+            dec += 1
+    return dec, time.process_time() - t
+
+
+def native_batch(db, decks, n: int, threads: int):
+    specs = [(d.leader.index, [c.index for c in d.cards]) for d in decks]
+    b = _core.Batch(load_program(db, _core), config_tuple(RuleConfig()), specs, False, -1, n,
+                    threads)
+    arrays = (np.zeros((n, 337), bool), np.zeros(n, np.int8), np.zeros(n, np.int8),
+              np.zeros(n, bool), np.zeros(n, bool), np.zeros(n, np.float32),
+              np.zeros(n, np.int64), np.zeros((n, 2), np.int8), np.zeros(n, bool))
+    b.bind(*arrays)
+    b.reset([SeedStream(i).state for i in range(n)],
+            [SeedStream(i ^ 0x5EA7).state for i in range(n)])
+    return b, arrays[0]
+
+
+def native_loop(db, decks, rounds: int, seed: int) -> tuple[int, float]:
+    b, _ = native_batch(db, decks, 64, 1)
+    t = time.process_time()
+    err = b.random_steps(rounds, seed)
+    if err:
+        raise RuntimeError(err)
+    return 64 * rounds, time.process_time() - t
+
+
+def clone_us(factory, decks, reps: int = 20000) -> float:
+    g = factory(decks[0], decks[1], seed=3)
+    rnd = random.Random(3)
+    for _ in range(60):
+        if g.is_terminal():
+            break
+        g.apply_action(rnd.choice(g.legal_actions()))
+    t = time.process_time()
+    for _ in range(reps):
+        g.clone()
+    return (time.process_time() - t) / reps * 1e6
+
+
+def batch_rate(step, mask, steps: int, n: int) -> float:
+    rng = np.random.default_rng(0)
+    t = time.perf_counter()
+    for _ in range(steps):
+        step(np.argmax(mask * rng.random(mask.shape, dtype=np.float32), axis=1))
+    return steps * n / (time.perf_counter() - t)
+
+
+def spread(xs) -> str:
+    return f"{statistics.median(xs):,.1f} ({min(xs):,.1f}-{max(xs):,.1f})"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--games", type=int, default=20, help="games per round, Python loops")
+    args = ap.parse_args()
+    db = load_card_db()
+    decks = [load_deck(n, db) for n in list_decks()]
+    py, nat_py, nat, ratio = [], [], [], []
+    cl_py, cl_nat = [], []
+    for r in range(args.rounds):
+        d, t = python_loop(new_game, decks, args.games, 1000 * r)
+        d2, t2 = python_loop(new_native_game, decks, args.games, 1000 * r)
+        if d != d2:
+            raise RuntimeError("the backends played different games: run the differential "
+                               "check (python -m nivel_env check --backend both)")
+        d3, t3 = native_loop(db, decks, 400, r)
+        py.append(d / t)
+        nat_py.append(d2 / t2)
+        nat.append(d3 / t3)
+        cl_py.append(clone_us(new_game, decks))
+        cl_nat.append(clone_us(new_native_game, decks))
+    so = _core.__file__
+    print(f"engine, random legal play over the {len(decks)} bundled decks "
+          f"({args.rounds} interleaved rounds, CPU time, median (min-max))")
+    print(f"  Python engine, Python loop     {spread(py)} decisions/s")
+    print(f"  native engine, Python loop     {spread(nat_py)} decisions/s  "
+          f"{statistics.median(nat_py) / statistics.median(py):.1f}x")
+    print(f"  native engine, native loop     {spread(nat)} decisions/s  "
+          f"{statistics.median(nat) / statistics.median(py):.1f}x")
+    print(f"clone: Python {spread(cl_py)} us, native {spread(cl_nat)} us  "
+          f"({statistics.median(cl_py) / statistics.median(cl_nat):.1f}x)")
+    n = 256
+    from nivel_env.env.vector import GameBatch
+    gb = GameBatch(n)
+    gb.reset(seed=0)
+    print(f"batch of {n}, random legal moves (wall time):")
+    print(f"  GameBatch (Python, observations + masks)  "
+          f"{batch_rate(gb.step, gb.mask, 10, n):,.0f} steps/s")
+    for threads in (1, 2):
+        b, mask = native_batch(db, decks, n, threads)
+        rate = batch_rate(lambda a: b.step(a, None), mask, 300, n)
+        print(f"  native batch, masks only, {threads} thread{'s' if threads > 1 else ''}  "
+              f"{rate:,.0f} steps/s")
+    print(f"extension: {os.path.getsize(so) / 1e6:.1f} MB ({os.path.basename(so)})")
+
+
+if __name__ == "__main__":
+    main()
