@@ -99,12 +99,11 @@ struct Batch {
     Game& g = games[i];
     int p = g.dec.player;
     actor[i] = (int8_t)p;
-    IV legal = legal_actions(g);
-    g.legal = legal;
+    legal_actions(g, g.legal);
     g.legal_ok = true;
     bool* m = mask + (size_t)i * N_ACTIONS;
     std::fill(m, m + N_ACTIONS, false);
-    for (int a : legal) m[a] = true;
+    for (int a : g.legal) m[a] = true;
     if (encode) encode(g, p, obs + (size_t)i * obs_size);
   }
 

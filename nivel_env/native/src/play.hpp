@@ -48,11 +48,11 @@ static int players_for(const Game& g, int p, int who, int out[2]) {  // verbs._p
   return 2;
 }
 
-static IV sample(Game& g, const IV& cands, int n) {
+static IV sample(Game& g, const IV& cands, int n) {  // verbs._sample: shuffled, then [:n]
   IV c = cands;
   shuffle(g.rng, c);
-  if (n < 0) n = 0;
-  if ((size_t)n < c.size()) c.resize(n);
+  int size = (int)c.size();
+  c.resize(n >= 0 ? std::min(n, size) : std::max(0, size + n));
   return c;
 }
 
@@ -62,10 +62,10 @@ static bool takes(const Game& g, int verb, int iid) {  // 3.3.4, 4.8.2
   return z != Z_TRASH || verb != V_TRASH;
 }
 
-static IV named(const Game& g, int p, int self, const Action& a) {
-  IV c = select(g, p, self, a.target);
+static Sel named(const Game& g, int p, int self, const Action& a) {
+  Sel c = select(g, p, self, a.target);
   if (g.P().moving[a.verb]) {
-    IV out;
+    Sel out;
     for (int i : c)
       if (takes(g, a.verb, i)) out.push_back(i);
     return out;
@@ -163,7 +163,7 @@ static IV attackers(Game& g, int p, int self, const Action& a) {
 
 // ---- move
 static int move_unit_target(Game& g, int p, int self, const Action& a, IV& lanes) {
-  IV t = select(g, p, self, a.target);
+  Sel t = select(g, p, self, a.target);
   lanes.clear();
   if (t.empty() || (g.where[t[0]] >> 2) != Z_UNIT) return -1;
   int q = owner(t[0]);

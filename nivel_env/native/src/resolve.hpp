@@ -6,18 +6,6 @@
 
 namespace nv {
 
-static IV py_head(const IV& v, int n) {  // Python's v[:n]
-  int size = (int)v.size();
-  int end = n >= 0 ? std::min(n, size) : std::max(0, size + n);
-  return IV(v.begin(), v.begin() + end);
-}
-
-static IV sample_py(Game& g, const IV& cands, int n) {  // verbs._sample
-  IV c = cands;
-  shuffle(g.rng, c);
-  return py_head(c, n);
-}
-
 static void damage_occurs(Game& g, std::vector<std::pair<int, int>> hits);
 
 static bool run_verb(Game& g, int p, int self, const Action& a, const IV& picked) {
@@ -38,7 +26,7 @@ static bool run_verb(Game& g, int p, int self, const Action& a, const IV& picked
       players_for(g, p, a.player, qs);
       int q = qs[0];
       int n = value(g, p, self, a.amount);
-      IV cards = a.random ? sample_py(g, g.hand[q], n) : picked;
+      IV cards = a.random ? sample(g, g.hand[q], n) : picked;
       for (int iid : cards) {
         move(g, iid, Z_TRASH);
         ev(g, E_DISCARD, q, iid, DR_EFFECT);
@@ -861,7 +849,7 @@ static void damage_check(Game& g, const Task& t) {
 
 // ================================================================== damage_window.py
 static void window_effects(Game& g, int q, std::vector<Entry>& out) {
-  std::vector<std::pair<int, int>> ua;
+  AbList ua;
   for (int lane = 0; lane < 3; ++lane) {
     int iid = g.unit[q * 3 + lane];
     if (iid < 0) continue;
@@ -1036,8 +1024,7 @@ static void end_phase(Game& g, const Task& t) {
       int iid = g.unit[p * 3 + lane];
       if (iid >= 0) trigger_timing(g, iid, W_END_OF_TURN);
     }
-    IV face = leader_face_abilities(g, p);
-    for (int ak : face) {
+    for (int ak : leader_face_abilities(g, p)) {
       const Ability& a = g.P().abilities[ak];
       if (a.when == W_END_OF_TURN && (a.gates.empty() || gates_ok(g, p, p * PER, a.gates)))
         queue(g, AUTO, p, K_ABILITY, p * PER, a.key);
@@ -1130,8 +1117,8 @@ static void run(Game& g) {
     switch (t.kind) {
       case T_TURN: start_turn(g); break;
       case T_MAIN_START: main_start(g); break;
-      case T_MAIN: g.stack.push_back(t); set_dec_simple(g, D_MAIN, g.tp); break;
-      case T_ATTACK: g.stack.push_back(t); set_dec_simple(g, D_ATTACK, g.tp); break;
+      case T_MAIN: g.stack.push_back(std::move(t)); set_dec_simple(g, D_MAIN, g.tp); break;
+      case T_ATTACK: g.stack.push_back(std::move(t)); set_dec_simple(g, D_ATTACK, g.tp); break;
       case T_END: end_phase(g, t); break;
       case T_BATTLE: run_battle(g, t); break;
       case T_FRAME: run_frame(g, std::move(t)); break;
@@ -1191,8 +1178,23 @@ static int replaced_cost(Game& g, int s) {  // 6.4.1.1.2.1
 }
 
 struct Activ { int ab, src, self; };
+struct ActivList {
+  int n = 0;
+  Activ v[64];
+  void clear() { n = 0; }
+  void push_back(Activ a) {
+    if (n >= 64) throw std::length_error("native state: a source with over 64 activated abilities");
+    v[n++] = a;
+  }
+  int size() const { return n; }
+  const Activ& operator[](int i) const { return v[i]; }
+  const Activ& at(int i) const {
+    if (i < 0 || i >= n) throw std::out_of_range("activated ability slot");
+    return v[i];
+  }
+};
 
-static void activated_list(const Game& g, int p, int source, std::vector<Activ>& out) {
+static void activated_list(const Game& g, int p, int source, ActivList& out) {
   out.clear();
   const Program& P = g.P();
   if (source == 0) {
@@ -1236,7 +1238,7 @@ static void plays(Game& g, IV& out) {
   ensure(g);
   int room = g.size[p] - field_cost(g, p);
   int placed = g.placed[p];
-  IV hand = g.hand[p];
+  Pile hand = g.hand[p];
   for (int h = 0; h < (int)hand.size(); ++h) {
     int iid = hand[h];
     const Card& c = g.card(iid);
@@ -1270,7 +1272,7 @@ static void plays(Game& g, IV& out) {
 
 static void activations(Game& g, IV& out, int timing) {
   int p = g.tp;
-  std::vector<Activ> lst;
+  ActivList lst;
   for (int source = 0; source < 4; ++source) {
     activated_list(g, p, source, lst);
     int n = std::min((int)lst.size(), 8);
@@ -1280,9 +1282,9 @@ static void activations(Game& g, IV& out, int timing) {
   }
 }
 
-static IV legal_actions(Game& g) {
-  IV out;
-  if (g.has_result) return out;
+static void legal_actions(Game& g, IV& out) {
+  out.clear();
+  if (g.has_result) return;
   const Dec& d = g.dec;
   switch (d.kind) {
     case D_MAIN:
@@ -1302,19 +1304,24 @@ static IV legal_actions(Game& g) {
       if (d.b) out.push_back(A_PASS);
       break;
     }
-    case D_MULLIGAN: out = {A_KEEP, A_MULLIGAN}; break;
+    case D_MULLIGAN: out.push_back(A_KEEP); out.push_back(A_MULLIGAN); break;
     case D_GUARDIAN:
       out.push_back(A_PASS);
       for (int lane : d.cands) out.push_back(A_GUARDIAN + lane);
       break;
     case D_DEFENSE:
-      if (d.b) out = {A_DEFEND + d.a};
-      else out = {A_PASS, A_DEFEND + d.a};
+      if (!d.b) out.push_back(A_PASS);
+      out.push_back(A_DEFEND + d.a);
       break;
-    case D_YESNO: out = {A_PASS, A_YES}; break;
+    case D_YESNO: out.push_back(A_PASS); out.push_back(A_YES); break;
   }
   if (g.cfg.surrender_action) out.push_back(A_SURRENDER);
   std::sort(out.begin(), out.end());
+}
+
+static IV legal_actions(Game& g) {
+  IV out;
+  legal_actions(g, out);
   return out;
 }
 
@@ -1349,7 +1356,7 @@ static void play(Game& g, int h, int target) {  // 6.4.1.1
 
 static void activate(Game& g, int source, int slot) {
   int p = g.tp;
-  std::vector<Activ> lst;
+  ActivList lst;
   activated_list(g, p, source, lst);
   Activ a = lst.at(slot);
   const Ability& ab = g.P().abilities[a.ab];

@@ -191,9 +191,11 @@ static const Pile& pile(const Game& g, int szone, int q) {
   }
 }
 
-static IV select(const Game& g, int p, int self, int sel_i) {
+using Sel = SVec<N_IID>;  // the cards a selector names (at most every card in the game)
+
+static Sel select(const Game& g, int p, int self, int sel_i) {
   const Selector& sel = g.P().selectors[sel_i];
-  IV out;
+  Sel out;
   if (sel.ref >= 0) {
     int iid = ref_card(g, p, self, sel.ref);
     if (iid < 0) return out;
@@ -429,7 +431,19 @@ static Pile* pile_of(Game& g, int zone, int p) {
   }
 }
 
-static void unit_abilities(const Game& g, int iid, std::vector<std::pair<int, int>>& out) {
+struct AbList {  // (ability, card printing it) pairs of one unit: its own, then its items'
+  int n = 0;
+  std::pair<int, int> v[64];
+  void clear() { n = 0; }
+  void push_back(std::pair<int, int> x) {
+    if (n >= 64) throw std::length_error("native state: a unit with over 64 abilities");
+    v[n++] = x;
+  }
+  const std::pair<int, int>* begin() const { return v; }
+  const std::pair<int, int>* end() const { return v + n; }
+};
+
+static void unit_abilities(const Game& g, int iid, AbList& out) {
   out.clear();
   for (int a : g.card(iid).abilities) out.push_back({a, iid});
   int w = g.where[iid];
@@ -442,7 +456,7 @@ static void unit_abilities(const Game& g, int iid, std::vector<std::pair<int, in
 static void met(Game& g, int event, int q, int times) {
   if (!(g.P().watched >> event & 1)) return;
   const Program& P = g.P();
-  std::vector<std::pair<int, int>> ua;
+  AbList ua;
   int order[2] = {g.tp, 1 - g.tp};
   for (int p : order) {
     int whose = p == q ? WHO_YOU : WHO_OPPONENT;
@@ -460,8 +474,7 @@ static void met(Game& g, int event, int q, int times) {
         for (auto& pr : ua) consider(iid, pr.first);
       }
     }
-    IV face = leader_face_abilities(g, p);
-    for (int a : face) consider(p * PER, a);
+    for (int a : leader_face_abilities(g, p)) consider(p * PER, a);
   }
 }
 
@@ -587,7 +600,7 @@ static void queue(Game& g, int cls, int p, int kind, int self, int arg = 0, int 
 
 static void trigger_timing(Game& g, int iid, int timing) {
   int p = owner(iid);
-  std::vector<std::pair<int, int>> ua;
+  AbList ua;
   unit_abilities(g, iid, ua);
   for (auto& pr : ua) {
     const Ability& a = g.P().abilities[pr.first];
@@ -620,7 +633,7 @@ static void trash_from_field(Game& g, int iid, bool by_effect, bool by_battle, i
     int s = p * 3 + (w & 3);
     IV exits;
     if (by_effect || by_battle) {
-      std::vector<std::pair<int, int>> ua;
+      AbList ua;
       unit_abilities(g, iid, ua);
       for (auto& pr : ua) {
         const Ability& a = g.P().abilities[pr.first];

@@ -1,6 +1,7 @@
 // The game state: the Python engine's fields (nivel_env/engine/state.py), one for one, so
 // that both engines' states convert to the same Python values and compare bit for bit.
 #pragma once
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -69,6 +70,13 @@ struct SVec {
   int n = 0;
   int v[N];
   using value_type = int;
+  SVec() = default;
+  SVec(const SVec& o) : n(o.n) { std::copy(o.v, o.v + o.n, v); }
+  SVec& operator=(const SVec& o) {
+    n = o.n;
+    std::copy(o.v, o.v + o.n, v);
+    return *this;
+  }
   int size() const { return n; }
   bool empty() const { return n == 0; }
   int* begin() { return v; }
