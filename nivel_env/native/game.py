@@ -216,6 +216,46 @@ class NativeGame:
         object.__setattr__(g, "_defs", self._defs)
         return g
 
+    # the scalar fields hot loops read (a search reads ``result`` at every node), straight
+    # from the core; every other field comes from the mirror (``__getattr__``)
+    @property
+    def result(self):
+        return self._core.result
+
+    @property
+    def truncated(self) -> bool:
+        return self._core.truncated
+
+    @property
+    def turn(self) -> int:
+        return self._core.turn
+
+    @property
+    def tp(self) -> int:
+        return self._core.tp
+
+    @property
+    def first(self) -> int:
+        return self._core.first
+
+    @property
+    def phase(self) -> int:
+        return self._core.phase
+
+    @property
+    def dec(self):
+        return self._core.dec
+
+    @property
+    def rng(self) -> int:
+        return self._core.rng
+
+    @property
+    def defs(self) -> tuple:
+        if self._defs is None:
+            object.__setattr__(self, "_defs", self._core.defs)
+        return self._defs
+
     @property
     def decision_name(self) -> str | None:
         k = self._core.decision_kind
@@ -233,9 +273,7 @@ class NativeGame:
         done = self._events
         n = self._core.n_events
         if len(done) < n:
-            if self._defs is None:
-                object.__setattr__(self, "_defs", self._core.fields()[0])
-            done.extend(decode_events(self.db, self._defs, self._core.events(len(done))))
+            done.extend(decode_events(self.db, self.defs, self._core.events(len(done))))
         return done
 
     # ------------------------------------------------------ the mirror
@@ -308,7 +346,7 @@ class NativeGame:
     __hash__ = None
 
     def __repr__(self) -> str:
-        return f"<NativeGame turn {self._core.fields()[13]}, {self.decision_name or 'over'}>"
+        return f"<NativeGame turn {self._core.turn}, {self.decision_name or 'over'}>"
 
 
 def _fields_of(g) -> tuple:

@@ -420,5 +420,14 @@ PYBIND11_MODULE(_core, m) {
       .def_property_readonly("decision_kind", [](const Core& c) {
         return c.g.has_result ? -1 : c.g.dec.kind;
       })
-      .def_property_readonly("dec", [](const Core& c) { return dec_tuple(c.g.dec); });
+      .def_property_readonly("dec", [](const Core& c) { return dec_tuple(c.g.dec); })
+      .def_property_readonly("turn", [](const Core& c) { return c.g.turn; })
+      .def_property_readonly("tp", [](const Core& c) { return c.g.tp; })
+      .def_property_readonly("first", [](const Core& c) { return c.g.first; })
+      .def_property_readonly("phase", [](const Core& c) { return c.g.phase; })
+      .def_property_readonly("truncated", [](const Core& c) { return c.g.truncated; })
+      .def_property_readonly("rng", [](const Core& c) { return c.g.rng; })
+      .def_property_readonly("defs", [](const Core& c) {
+        return to_tuple(IV(c.g.defs, c.g.defs + N_IID));
+      });
 }
