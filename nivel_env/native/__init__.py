@@ -15,12 +15,11 @@ from __future__ import annotations
 
 import importlib
 
+from ..install_hints import NATIVE_CORE
+
 __all__ = ["NativeCoreUnavailable", "available", "core", "why_unavailable"]
 
 MODULE = "nivel_env.native._core"
-REBUILD = ("install a C++17 compiler (g++ or clang++) and the Python headers, then "
-           "reinstall: pip install -e . (or, in a source tree with pybind11 installed, "
-           "python setup.py build_ext --inplace)")
 
 #: (the module, or None; why not, or "") once the import was tried
 _loaded: tuple[object | None, str] | None = None
@@ -33,10 +32,10 @@ class NativeCoreUnavailable(ImportError):
 def explain(err: ImportError) -> str:
     """Why the core could not be imported, in words a user can act on."""
     if isinstance(err, ModuleNotFoundError) and err.name == MODULE:
-        return (f"the native core ({MODULE}) is not built: nivel_env was installed "
-                f"without a working C++ compiler (or without the Python headers); {REBUILD}")
+        return (f"the native core ({MODULE}) is not built: it could not be compiled when "
+                f"nivel_env was installed; {NATIVE_CORE}")
     return (f"the native core ({MODULE}) is built but does not load ({err}); it may have "
-            f"been built for another Python or an older core; {REBUILD}")
+            f"been built for another Python or an older core; {NATIVE_CORE}")
 
 
 def _load() -> tuple[object | None, str]:

@@ -139,7 +139,7 @@ def test_the_core_front_says_why_in_words(unavailable):
     missing = ModuleNotFoundError("No module named 'nivel_env.native._core'",
                                   name="nivel_env.native._core")
     words = native.explain(missing)
-    assert "not built" in words and "C++ compiler" in words and "pip install -e ." in words
+    assert "not built" in words and "C++17 compiler" in words and "pip install -e ." in words
     broken = native.explain(ImportError("undefined symbol: _ZN5nivel4stepEv"))
     assert "does not load" in broken and "undefined symbol" in broken
     assert "pip install -e ." in broken
