@@ -14,6 +14,7 @@ from numbers import Integral
 from ..cards import CardDB, Deck, load_card_db
 from . import actions, const as K
 from .actions import N_ACTIONS
+from .backend import resolve_backend
 from .config import RuleConfig
 from .errors import IllegalActionError, ScenarioError
 from .events import Start
@@ -60,8 +61,12 @@ def _deal(deck_0: Deck, deck_1: Deck, seed, db: CardDB | None, mirror: bool):
 
 
 def new_game(deck_0: Deck, deck_1: Deck, seed: int = 0, config: RuleConfig | None = None,
-             db: CardDB | None = None, mirror: bool = False) -> Game:
+             db: CardDB | None = None, mirror: bool = False, backend: str | None = None) -> Game:
     """Set up a game (5.1) and run it to the first decision (the first mulligan).
+
+    ``backend`` picks the engine (``backend.resolve_backend``): "python" (this package's
+    ``Game``), "native" (a ``NativeGame`` on the C++ core, with the same public API),
+    "auto", or None for the environment variable ``NIVEL_BACKEND`` (default "python").
 
     The card pool is ``db``, else the one ``deck_0`` was loaded with, else the bundled pool.
 
@@ -71,6 +76,10 @@ def new_game(deck_0: Deck, deck_1: Deck, seed: int = 0, config: RuleConfig | Non
     that went first goes second.  (It does so by shuffling seat 1's deck before seat 0's;
     everything after the shuffles comes from the same generator state.)
     """
+    if resolve_backend(backend) == "native":
+        # the one function-local import of the engine: the native wrapper imports the engine
+        from ..native.game import new_native_game
+        return new_native_game(deck_0, deck_1, seed, config, db, mirror)
     seed, db, defs, start = _deal(deck_0, deck_1, seed, db, mirror)
     g = blank_game(db, defs, seed, config)
     for p, deck in enumerate((deck_0, deck_1)):

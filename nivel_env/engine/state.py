@@ -65,6 +65,8 @@ class Game:
         "used", "mods", "battle", "pend", "stack", "dec", "lost", "result", "truncated",
         "delayed", "log", "mulled", "known",
     ) + CACHE_SLOTS
+    #: which engine this is (``NativeGame.backend`` is "native"); a class attribute
+    backend = "python"
 
     # ------------------------------------------------------------ public API
     @property

@@ -34,8 +34,8 @@ STATE_FIELDS = frozenset(_PICKLED)
 
 
 def _core_module():
-    from . import _core
-    return _core
+    from . import core
+    return core()
 
 
 def config_tuple(cfg: RuleConfig) -> tuple:

@@ -32,13 +32,21 @@ def test_kind_names_come_from_the_vocabulary_and_keep_their_spelling():
             assert hooks.PENDING[kind].term == term, K.KIND_NAMES[kind]
 
 
+def _native_door(path, n) -> bool:
+    """new_game's one lazy import: the native wrapper imports the engine (a cycle at module
+    level)."""
+    return (path.name == "__init__.py" and isinstance(n, ast.ImportFrom) and n.level == 2
+            and n.module == "native.game")
+
+
 def test_engine_has_no_function_local_imports():
     local = []
     for path in sorted(ENGINE.glob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         top = {id(n) for n in tree.body}
         local += [f"{path.name}:{n.lineno}" for n in ast.walk(tree)
-                  if isinstance(n, (ast.Import, ast.ImportFrom)) and id(n) not in top]
+                  if isinstance(n, (ast.Import, ast.ImportFrom)) and id(n) not in top
+                  and not _native_door(path, n)]
     assert local == []
 
 

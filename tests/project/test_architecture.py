@@ -178,11 +178,17 @@ def test_the_cycle_finder_finds_cycles():
     assert strongly_connected(graph) == [["a", "b", "c"]]
 
 
+#: the engine's one function-local import: new_game's door to the native wrapper, which
+#: imports the engine (at module level it would be a cycle)
+LAZY_IN_ENGINE = {("nivel_env.engine", "nivel_env.native.game")}
+
+
 def test_no_function_local_imports_in_the_engine():
     known = modules()
     local = [f"{path.relative_to(ROOT)}:{line}"
              for mod, (path, package) in known.items() if mod.startswith("nivel_env.engine")
-             for _t, line, top in imports(mod, path, package, known) if not top]
+             for t, line, top in imports(mod, path, package, known)
+             if not top and (mod, t) not in LAZY_IN_ENGINE]
     assert not local, f"function-local imports in the engine (move them up): {local}"
 
 
