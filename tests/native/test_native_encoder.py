@@ -1,0 +1,119 @@
+"""The native core's observation encoders write, bit for bit, the Python encoders' vectors
+(both layouts, both seats) and the env's action mask, at every decision of random games
+on the bundled pool and on the test pool (tests/data/test-pool.yaml)."""
+import random
+
+import numpy as np
+import pytest
+
+pytest.importorskip("nivel_env.native._core")
+
+from conftest import TEST_DATA, test_db as pool_with_test_cards  # noqa: E402
+from nivel_env.cards import load_card_db, load_deck  # noqa: E402
+from nivel_env.cards.db import bundled_card_files  # noqa: E402
+from nivel_env.engine import new_game  # noqa: E402
+from nivel_env.engine.actions import N_ACTIONS  # noqa: E402
+from nivel_env.env.encoder import make_encoder  # noqa: E402
+from nivel_env.native.encoder import NativeEncoder  # noqa: E402
+from nivel_env.native.game import from_python, new_native_game  # noqa: E402
+
+BUNDLED_PAIRS = (("ember-rush", "tide-scholars"), ("anvil-guild", "veil-piercers"),
+                 ("dawn-ascent", "twilight-pact"), ("gale-runners", "stone-bastion"))
+
+
+def _bundled():
+    db = load_card_db(bundled_card_files())
+    return db, [(load_deck(a, db), load_deck(b, db)) for a, b in BUNDLED_PAIRS]
+
+
+def _test_pool():
+    db = pool_with_test_cards()
+    return db, [(load_deck(TEST_DATA / "test-blaze.deck", db),
+                 load_deck(TEST_DATA / "test-tide.deck", db))]
+
+
+def _compare(db, deck_0, deck_1, seed, max_steps=400):
+    """Play one random game on both backends side by side; at every decision compare
+    both seats' observations (bytes) in both layouts and the mask.  Returns positions."""
+    g = new_game(deck_0, deck_1, seed=seed, db=db)
+    h = new_native_game(deck_0, deck_1, seed=seed, db=db)
+    py_enc = {obs: make_encoder(db, obs) for obs in ("full", "compact")}
+    nat_enc = {obs: NativeEncoder(make_encoder(db, obs)) for obs in ("full", "compact")}
+    rng = random.Random(seed)
+    positions = 0
+    for step in range(max_steps):
+        legal = g.legal_actions() if not g.is_terminal() else []
+        assert list(h.legal_actions() if not h.is_terminal() else []) == list(legal)
+        actor = g.current_player
+        for obs in ("full", "compact"):
+            for p in (0, 1):
+                lg = legal if p == actor else None
+                want = py_enc[obs].encode(g, p, lg)
+                got = np.full(want.shape, np.nan, np.float32)
+                nat_enc[obs].encode(h, p, got, lg)
+                if want.tobytes() != got.tobytes():
+                    bad = np.flatnonzero(want.view(np.uint32) != got.view(np.uint32))
+                    names = [b.name for i in bad[:5] for b in py_enc[obs].layout.blocks
+                             if b.offset <= i < b.stop]
+                    raise AssertionError(
+                        f"seed {seed} step {step} {obs} seat {p}: {len(bad)} values differ, "
+                        f"first at {bad[:5].tolist()} ({names}): python "
+                        f"{want[bad[:5]].tolist()} native {got[bad[:5]].tolist()}")
+        for dtype in (np.int8, np.uint8, bool):
+            want = np.zeros(N_ACTIONS, dtype)
+            want[legal] = 1
+            got = np.full(N_ACTIONS, 7 if dtype is not bool else True, dtype)
+            NativeEncoder.mask(h, got)
+            assert got.tobytes() == want.tobytes(), (seed, step, dtype)
+        positions += 1
+        if g.is_terminal():
+            break
+        a = rng.choice(legal)
+        g.apply_action(a)
+        h.apply_action(a)
+    return positions
+
+
+@pytest.mark.parametrize("pair", range(len(BUNDLED_PAIRS)))
+def test_bundled_pool_matches_python_bit_for_bit(pair):
+    db, decks = _bundled()
+    n = sum(_compare(db, *decks[pair], seed=100 * pair + s, max_steps=150) for s in range(2))
+    assert n > 100
+
+
+def test_test_pool_matches_python_bit_for_bit():
+    db, decks = _test_pool()
+    n = sum(_compare(db, *decks[0], seed=s, max_steps=150) for s in range(3))
+    assert n > 100
+
+
+def test_env_encoder_dispatches_native_games_and_keeps_its_caches_right():
+    """``Encoder.encode`` encodes a NativeGame with the core, and a Python game after it
+    with its caches forgotten: one encoder used for both gives each backend's vector."""
+    db, decks = _bundled()
+    g = new_game(*decks[0], seed=5, db=db)
+    rng = random.Random(5)
+    for _ in range(60):
+        g.apply_action(rng.choice(g.legal_actions()))
+    for obs in ("full", "compact"):
+        ref = make_encoder(db, obs)
+        shared = make_encoder(db, obs)
+        h = from_python(g)
+        for p in (0, 1):
+            want = ref.encode(g, p).copy()
+            assert shared.encode(h, p).tobytes() == want.tobytes()
+            assert shared.encode(g, p).tobytes() == want.tobytes()   # caches forgotten
+
+
+def test_wrong_buffers_are_refused_by_name():
+    db, decks = _bundled()
+    h = new_native_game(*decks[0], seed=1, db=db)
+    enc = NativeEncoder(make_encoder(db, "compact"))
+    with pytest.raises(ValueError, match="float32"):
+        enc.encode(h, 0, np.zeros(enc.size, np.float64))
+    with pytest.raises(ValueError, match="float32"):
+        enc.encode(h, 0, np.zeros(enc.size + 1, np.float32))
+    with pytest.raises(ValueError, match="seat"):
+        enc.encode(h, 2, np.zeros(enc.size, np.float32))
+    with pytest.raises(ValueError, match="mask"):
+        NativeEncoder.mask(h, np.zeros(N_ACTIONS, np.float32))
