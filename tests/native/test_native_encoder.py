@@ -117,3 +117,54 @@ def test_wrong_buffers_are_refused_by_name():
         enc.encode(h, 2, np.zeros(enc.size, np.float32))
     with pytest.raises(ValueError, match="mask"):
         NativeEncoder.mask(h, np.zeros(N_ACTIONS, np.float32))
+
+
+def _same_here(db, g):
+    """Both seats' observations (both layouts) and the mask of Python game ``g`` and of a
+    native game in its state are the same bytes."""
+    h = from_python(g)
+    legal = g.legal_actions() if not g.is_terminal() else []
+    for obs in ("full", "compact"):
+        enc, nat = make_encoder(db, obs), NativeEncoder(make_encoder(db, obs))
+        for p in (0, 1):
+            lg = legal if p == g.current_player else None
+            got = nat.encode(h, p, np.full(nat.size, np.nan, np.float32), lg)
+            assert enc.encode(g, p, lg).tobytes() == got.tobytes(), (obs, p, g.decision_name)
+    mask = np.zeros(N_ACTIONS, np.int8)
+    mask[legal] = 1
+    assert NativeEncoder.mask(h, np.ones(N_ACTIONS, np.int8)).tobytes() == mask.tobytes()
+
+
+def test_ordering_cards_into_a_deck_and_effects_match(tmp_path):
+    """The picks random games seldom reach: a player ordering cards into their deck (3.1.6;
+    the other seat sees only how many), both seats' observations at every step."""
+    from conftest import P, do, make, pool_with
+    from test_rules_who_decides import CARDS
+    db = pool_with(tmp_path, CARDS)
+    g = make(db, P(level=8, hand=["W-SWEEP"], units=["T-002", "T-003", "T-001"],
+                   deck=["T-004"] * 3), P("T-L02", units=["T-021", "T-022"],
+                                          deck=["T-004"] * 3))
+    _same_here(db, g)
+    do(g, "use Undertow")
+    purposes = set()
+    while not g.is_terminal() and g.decision_name != "main":
+        purposes.add(g.decision.context.get("purpose"))
+        _same_here(db, g)
+        g.apply_action(g.legal_actions()[0])
+    _same_here(db, g)
+    assert "card order" in purposes
+
+
+def test_choosing_how_many_to_draw_matches(tmp_path):
+    """4.4.4: the "one more?" decision's count and most (the ``count`` block)."""
+    from conftest import P, do, make, pool_with
+    from nivel_env.engine.view import decision_info
+    from test_rules_added_terms import EXTRA
+    db = pool_with(tmp_path, EXTRA)
+    g = make(db, P(hand=["X-UPTO"], deck=["T-002"] * 5), P("T-L02"))
+    do(g, "Measured Study")
+    assert decision_info(g).most == 2
+    _same_here(db, g)
+    do(g, "one more")
+    assert decision_info(g).count == 1
+    _same_here(db, g)
