@@ -168,3 +168,24 @@ def test_choosing_how_many_to_draw_matches(tmp_path):
     do(g, "one more")
     assert decision_info(g).count == 1
     _same_here(db, g)
+
+
+HUGE = """cards:
+  - {id: H-TITAN, type: unit, name: Titan, name_ko: 거인, cost: 2, power: 50, hit: 10,
+     attribute: fire, keywords: [{pierce: 9}]}
+"""
+
+
+def test_values_past_the_bounds_are_clipped_alike(tmp_path):
+    """A custom card with extreme numbers: the clipped field values and the clipped zone
+    sums (a trash of 30 such cards passes 10 in its power column) match."""
+    from conftest import P, make, pool_with
+    db = pool_with(tmp_path, HUGE)
+    assert make_encoder(db)._zone_safe < 30
+    g = make(db, P(units=["H-TITAN"], trash=["H-TITAN"] * 30, deck=["T-002"] * 5),
+             P("T-L02", units=["H-TITAN", "T-002"], damage=["H-TITAN"] * 3))
+    obs = make_encoder(db).encode(g, 0)
+    assert obs.max() == 10.0                                 # something was clipped
+    _same_here(db, g)
+    g.attacked = [(g.unit[0], 0)] * 60                       # attacks past the scale too
+    _same_here(db, g)
