@@ -154,6 +154,8 @@ class Encoder:
         # what the field loop reads, in one tuple
         self._field = (self._kwinfo, self._nff, self._empty_lane, self._no_values, self._nkv)
         self._defs = None
+        self._native = None           # the native core's encoder, made for the first NativeGame
+        self._stale = False           # the native one wrote bufs: forget the caches
         self._rowmap: list = []
         self._costmap: list = []
         self._forget()
@@ -229,8 +231,14 @@ class Encoder:
         """Fill and return player ``p``'s internal array (callers copy it).
 
         ``legal`` is the legal action list when ``p`` is the player to act; it marks
-        which hand slots may be played.
+        which hand slots may be played.  A native game (``g.backend == "native"``) is
+        encoded by the native core into the same array, bit for bit.
         """
+        if getattr(g, "backend", "python") == "native":
+            return self._encode_native(g, p, legal)
+        if self._stale:
+            self._stale = False
+            self._defs = None
         dv = derived(g)
         rowof = self._row_of(g)
         tb = self.table
@@ -413,6 +421,13 @@ class Encoder:
         if vi:
             buf[vi] = [OBS_HIGH if v > OBS_HIGH else OBS_LOW if v < OBS_LOW else v for v in vv]
         return buf
+
+    def _encode_native(self, g, p: int, legal) -> np.ndarray:
+        if self._native is None:
+            from ..native.encoder import NativeEncoder
+            self._native = NativeEncoder(self)
+        self._stale = True                  # every block rewritten: the caches are stale
+        return self._native.encode(g, p, self.bufs[p], legal)
 
     def _write_cards(self, g, p: int, rows: list, rowof) -> None:
         """The card rows of ``rows`` (card table rows), the opponent's known hand and the

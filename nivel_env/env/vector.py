@@ -41,6 +41,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from ..engine import N_ACTIONS, RuleConfig, new_game
+from ..engine.backend import resolve_backend
 from ..engine.errors import ACTION_ID, IllegalActionError, action_id
 from ..engine.render import action_meaning
 from .encoder import card_table, make_encoder
@@ -147,10 +148,21 @@ class GameBatch:
             float32 and ``(n, 337)`` bool to write into (e.g. views of shared memory).
         obs: the observation layout, ``"full"`` (default) or ``"compact"`` (card table
             indices: ``card_table()``).
+        backend: the engine (``engine.backend.resolve_backend``; None: ``NIVEL_BACKEND``,
+            else Python).  "native" gives a ``nivel_env.native.batch.NativeGameBatch``: the
+            same deals, arrays and checks, stepped in C++ with the GIL released.
+        threads: the native batch splits each step over this many threads (Python: unused).
     """
 
+    def __new__(cls, *args, backend=None, **kwargs):
+        if cls is GameBatch and resolve_backend(backend) == "native":
+            from ..native.batch import NativeGameBatch
+            return super().__new__(NativeGameBatch)
+        return super().__new__(cls)
+
     def __init__(self, n: int, decks=None, deck_pool=None, config: RuleConfig | None = None,
-                 card_db=None, seat="random", out=None, obs="full"):
+                 card_db=None, seat="random", out=None, obs="full", backend=None,
+                 threads: int = 1):
         if not isinstance(n, int) or isinstance(n, bool) or n < 1:
             raise ValueError(f"GameBatch: n must be a positive whole number, got {n!r}")
         seat = check_seat(seat, "GameBatch")

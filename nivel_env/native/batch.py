@@ -29,7 +29,8 @@ class NativeGameBatch(GameBatch):
     def __init__(self, n: int, decks=None, deck_pool=None, config=None, card_db=None,
                  seat="random", out=None, obs="full", backend=None, threads: int = 1):
         super().__init__(n, decks, deck_pool, config, card_db, seat, out, obs)
-        from . import _core
+        from . import core
+        _core = core()
         db = self._decks.card_db
         self._prog = load_program(db, _core)
         pairs = self._decks.fixed or self._decks.pool
@@ -42,8 +43,9 @@ class NativeGameBatch(GameBatch):
         self._has_last = np.zeros(n, dtype=bool)
         self._native.bind(self.mask, self.actor, self.learner_seat, self.done, self.truncated,
                           self.reward, self.episodes, self._last, self._has_last)
-        self._native.attach_encoder(self.layout.name, self.obs, self.final_obs,
-                                    self.card_table())
+        from .encoder import native_spec
+        self._encoder = _core.Encoder(native_spec(self.encoders[0]))
+        self._native.attach_encoder(self._encoder, self.obs, self.final_obs)
 
     backend = "native"
 

@@ -300,8 +300,11 @@ class NativeGame:
     def __setattr__(self, name, value):
         """Writing a state field (``engine.hidden.determinize`` and friends do) writes it
         on the mirror and reloads the core from the mirror's fields."""
-        if name in ("dirty", "_legal") or name in _state.CACHE_SLOTS:
-            return                                  # derived: the core recomputes them
+        if name in _state.CACHE_SLOTS:
+            # derived stats (engine.stats.refresh run on this game, as view.derived does):
+            # the mirror's own; the core keeps and recomputes its own
+            setattr(self._mirror(), name, value)
+            return
         if name not in STATE_FIELDS:
             raise AttributeError(f"NativeGame has no field {name!r} to set")
         g = self._mirror()

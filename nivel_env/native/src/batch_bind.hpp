@@ -75,6 +75,25 @@ inline void bind_batch(py::module_& m) {
         for (auto x : {mask, actor, learner, done, truncated, reward, episodes, last_ret, has_last})
           pb.keep.append(x);
       })
+      .def("attach_encoder", [](PyBatch& pb, py::object encoder, py::object obs,
+                                py::object final_obs) {
+        const nv::EncSpec& S = encoder.cast<const nv::EncSpec&>();
+        Batch& b = pb.b;
+        size_t n = b.n;
+        b.obs = buffer<float>(obs, "obs", n * S.size);
+        b.final_obs = buffer<float>(final_obs, "final_obs", n * S.size);
+        b.obs_size = S.size;
+        const nv::EncSpec* spec = &S;
+        // the acting seat sees its playable hand slots (legal), the final view does not
+        b.encode = [spec](nv::Game& g, int seat, float* out) {
+          nv::ensure(g);
+          bool acting = !g.has_result && g.legal_ok && g.dec.player == seat;
+          nv::enc::encode(*spec, g, seat, acting ? &g.legal : nullptr, out);
+        };
+        pb.keep.append(encoder);
+        pb.keep.append(obs);
+        pb.keep.append(final_obs);
+      }, py::arg("encoder"), py::arg("obs"), py::arg("final_obs"))
       .def("reset", [](PyBatch& pb, std::vector<uint64_t> streams, std::vector<uint64_t> seats) {
         Batch& b = pb.b;
         if ((int)streams.size() != b.n || (int)seats.size() != b.n)

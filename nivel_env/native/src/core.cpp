@@ -7,8 +7,10 @@
 // states bit for bit.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
+#include <pybind11/numpy.h>
 
 #include "resolve.hpp"
+#include "encode.hpp"
 
 namespace py = pybind11;
 using namespace nv;
@@ -377,6 +379,114 @@ struct Core {
 
 }  // namespace
 
+// ---------------------------------------------------------------- observation encoders
+// Encoder(spec: dict) -- the layout's offsets and the pool's tables, from
+// nivel_env/native/encoder.py; encode(core, seat, out, legal=None) writes seat's
+// observation into ``out`` (float32, C-contiguous, the layout's size); mask(core, out)
+// writes the legal actions' mask into a bool / int8 / uint8 vector of 337.
+namespace {
+
+template <class T>
+std::vector<T> vec_of(py::handle h) { return h.cast<std::vector<T>>(); }
+
+nv::EncSpec spec_of(py::dict d) {
+  nv::EncSpec S;
+  auto I = [&](const char* k) { return d[k].cast<int>(); };
+  S.compact = d["compact"].cast<bool>();
+  S.size = I("size"); S.nvalues = I("nvalues");
+  S.nfv = I("nfv"); S.nff = I("nff"); S.nkv = I("nkv");
+  S.cleared = d["cleared"].cast<std::vector<std::pair<int, int>>>();
+  S.seat = I("seat"); S.first_player = I("first_player"); S.my_turn = I("my_turn");
+  S.phase = I("phase"); S.decision = I("decision"); S.acting = I("acting");
+  S.pick_purpose = I("pick_purpose"); S.can_pass = I("can_pass"); S.count = I("count");
+  S.guardian_lanes = I("guardian_lanes"); S.defender_lane = I("defender_lane");
+  S.must_defend = I("must_defend"); S.effect_mine = I("effect_mine");
+  S.in_battle = I("in_battle"); S.attacker_mine = I("attacker_mine");
+  S.attack_lane = I("attack_lane"); S.battle_step = I("battle_step");
+  S.breakthrough = I("breakthrough"); S.duelist = I("duelist");
+  S.has_defender = I("has_defender"); S.me_flags = I("me_flags");
+  S.opponent_flags = I("opponent_flags"); S.field_flags = I("field_flags");
+  S.hand_slots = I("hand_slots"); S.candidate_slots = I("candidate_slots");
+  S.ncf = I("ncf"); S.cf_is_card = I("cf_is_card"); S.cf_is_lane = I("cf_is_lane");
+  S.cf_is_effect = I("cf_is_effect"); S.cf_mine = I("cf_mine"); S.cf_in_deck = I("cf_in_deck");
+  S.cf_lane_0 = I("cf_lane_0"); S.cf_power = I("cf_power"); S.cf_effect_0 = I("cf_effect_0");
+  S.ab_verbs = d["ab_verbs"].cast<std::vector<std::vector<int>>>();
+  S.ab_steps = d["ab_steps"].cast<std::vector<std::vector<int>>>();
+  S.nkw = I("nkw");
+  S.kwinfo = vec_of<int>(d["kwinfo"]);
+  S.kw_n5 = vec_of<double>(d["kw_n5"]);
+  if (S.kwinfo.size() != (size_t)6 * S.nkw * 4 || S.kw_n5.size() != (size_t)S.nkw)
+    throw py::value_error("Encoder: kwinfo must hold 6 x nkw x 4 ints, kw_n5 nkw values");
+  S.cost = vec_of<int>(d["cost"]); S.power = vec_of<int>(d["power"]);
+  S.hit = vec_of<int>(d["hit"]); S.back_row = vec_of<int>(d["back_row"]);
+  auto table = d["full"].cast<py::array_t<float, py::array::c_style | py::array::forcecast>>();
+  auto tenth = d["tenth"].cast<py::array_t<float, py::array::c_style | py::array::forcecast>>();
+  if (table.ndim() != 2 || tenth.ndim() != 2 || table.shape(0) != tenth.shape(0) ||
+      table.shape(1) != tenth.shape(1))
+    throw py::value_error("Encoder: the card table and its tenths must be 2-D of one shape");
+  S.nrows = (int)table.shape(0); S.width = (int)table.shape(1);
+  S.full.assign(table.data(), table.data() + table.size());
+  S.tenth.assign(tenth.data(), tenth.data() + tenth.size());
+  S.zone_safe = I("zone_safe");
+  auto parts = [&](const char* k) { return d[k].cast<std::vector<std::array<int, 3>>>(); };
+  S.cards_parts = parts("cards_parts"); S.zones_parts = parts("zones_parts");
+  S.known_parts = parts("known_parts");
+  S.card_index = I("card_index"); S.known_index = I("known_index");
+  auto zi = vec_of<int>(d["zone_index"]), zr = vec_of<int>(d["zone_rows"]);
+  if (zi.size() != 6 || zr.size() != 6) throw py::value_error("Encoder: 6 zone index blocks");
+  for (int z = 0; z < 6; ++z) { S.zone_index[z] = zi[z]; S.zone_rows[z] = zr[z]; }
+  if (S.nvalues > S.size) throw py::value_error("Encoder: nvalues past the vector's size");
+  return S;
+}
+
+void bind_encoders(py::module_& m) {
+  py::class_<nv::EncSpec>(m, "Encoder")
+      .def(py::init(&spec_of), py::arg("spec"))
+      .def_property_readonly("size", [](const nv::EncSpec& S) { return S.size; })
+      .def_property_readonly("compact", [](const nv::EncSpec& S) { return S.compact; })
+      .def("encode", [](const nv::EncSpec& S, Core& c, int seat, py::array out,
+                        py::object legal) {
+        if (seat != 0 && seat != 1) throw py::value_error("Encoder.encode: seat must be 0 or 1");
+        if (!py::isinstance<py::array_t<float>>(out) || out.ndim() != 1 ||
+            out.shape(0) != S.size || !(out.flags() & py::array::c_style) || !out.writeable())
+          throw py::value_error("Encoder.encode: out must be a writable C-contiguous float32 "
+                                "vector of " + std::to_string(S.size) + " values, got dtype " +
+                                py::str(out.dtype()).cast<std::string>() + " shape " +
+                                py::str(py::tuple(py::cast(std::vector<py::ssize_t>(
+                                    out.shape(), out.shape() + out.ndim())))).cast<std::string>());
+        std::vector<int> lv;
+        bool has_legal = !legal.is_none();
+        if (has_legal) lv = legal.cast<std::vector<int>>();
+        float* buf = static_cast<float*>(out.mutable_data());
+        std::string err;
+        {
+          py::gil_scoped_release nogil;
+          try {
+            ensure(c.g);
+            nv::enc::encode(S, c.g, seat, has_legal ? &lv : nullptr, buf);
+          } catch (std::exception& e) {
+            err = e.what();
+          }
+        }
+        if (!err.empty()) throw std::runtime_error("native encoder: " + err);
+      }, py::arg("core"), py::arg("seat"), py::arg("out"), py::arg("legal") = py::none())
+      .def_static("mask", [](Core& c, py::array out) {
+        auto k = out.dtype().kind();
+        if (out.ndim() != 1 || out.shape(0) != N_ACTIONS || out.itemsize() != 1 ||
+            !(k == 'b' || k == 'i' || k == 'u') || !(out.flags() & py::array::c_style) ||
+            !out.writeable())
+          throw py::value_error("Encoder.mask: out must be a writable contiguous bool, int8 or "
+                                "uint8 vector of 337, got dtype " +
+                                py::str(out.dtype()).cast<std::string>());
+        auto* m = static_cast<uint8_t*>(out.mutable_data());
+        std::memset(m, 0, N_ACTIONS);
+        if (!c.g.has_result)
+          for (int a : c.legal()) m[a] = 1;
+      }, py::arg("core"), py::arg("out"));
+}
+
+}  // namespace
+
 #include "batch_bind.hpp"
 
 PYBIND11_MODULE(_core, m) {
@@ -430,4 +540,5 @@ PYBIND11_MODULE(_core, m) {
       .def_property_readonly("defs", [](const Core& c) {
         return to_tuple(IV(c.g.defs, c.g.defs + N_IID));
       });
+  bind_encoders(m);
 }
