@@ -148,10 +148,10 @@ def _obs_difference(enc, a: np.ndarray, b: np.ndarray) -> str:
     i = int(diff[0])
     block = next((bl for bl in enc.layout.blocks if bl.offset <= i < bl.stop), None)
     name = f"block {block.name}[{i - block.offset}]" if block else "?"
-    u, v = a[i].item(), b[i].item()
-    if repr(u) == repr(v):                     # same printed value, other bits
+    u, v = str(a[i]), str(b[i])
+    if u == v:                                 # same printed value, other bits
         u, v = a[i:i + 1].tobytes().hex(), b[i:i + 1].tobytes().hex()
-    return f"index {i} ({name}): {u!r} != {v!r} ({len(diff)} values differ)"
+    return f"index {i} ({name}): {u} != {v} ({len(diff)} values differ)"
 
 
 def seat_envs(spec) -> list:
