@@ -47,6 +47,9 @@ def cmd_differential(args) -> int:
               f"core (pip install -e . with a C++ compiler) or run --backend python",
               file=sys.stderr)
         return 2
+    if args.obs_every < 1:
+        print(f"check: --obs-every must be 1 or more, got {args.obs_every}", file=sys.stderr)
+        return 2
     if args.checks or args.decks or args.cards:
         print("check: --backend both runs the differential check alone, on its own pools "
               "(bundled, test, every card); run the other checks with --backend python and "
@@ -54,8 +57,11 @@ def cmd_differential(args) -> int:
         return 2
     print(f"differential check: {args.games:,} games on python and native, seed {args.seed}",
           flush=True)
+    from .engine import RuleConfig
+    config = RuleConfig(max_turns=args.max_turns) if args.max_turns else None
     r = run_differential(args.games, args.seed, obs_every=args.obs_every,
-                         progress=not args.no_progress)
+                         progress=not args.no_progress, config=config,
+                         workers=args.workers)
     print(r.summary())
     for e in r.errors:
         print(f"\nFIRST DIFFERENCE: {e}")

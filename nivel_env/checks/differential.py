@@ -29,6 +29,7 @@ import inspect
 import itertools
 import json
 import pickle
+import re
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -430,21 +431,33 @@ class DifferentialResult:
 def differential_errors(games: int = 12, seed: int = 0, backends=("python", "native"),
                         factory=new_game_on, pools=None, obs_every: int = 1,
                         clone_every: int = 50, config=None, stop_at: int = 1,
-                        progress=None) -> DifferentialResult:
+                        progress=None, workers: int = 1, share: tuple = (0, 1)
+                        ) -> DifferentialResult:
     """Play ``games`` games (``schedule`` over ``pools``, default ``default_pools()``) on
     ``backends`` and return the result, its ``errors`` one message per differing game
-    (stopping after ``stop_at`` of them).  ``progress(i)`` is called after each game."""
+    (stopping after ``stop_at`` of them).  ``progress(i)`` is called after each game.
+
+    ``workers`` > 1 spreads the games over processes (the default pools and factory
+    only: each worker rebuilds them), each stopping at its own first ``stop_at``
+    differences; ``share=(k, n)`` plays only games ``k, k + n, ...`` (a worker's part)."""
     t0 = time.perf_counter()
+    if workers > 1:
+        if pools is not None or factory is not new_game_on:
+            raise ValueError("differential_errors: workers > 1 takes the default pools and "
+                             "factory (each worker rebuilds them)")
+        return _in_workers(games, seed, tuple(backends), obs_every, clone_every, config,
+                           stop_at, progress, workers, t0)
     pools = pools if pools is not None else default_pools()
     r = DifferentialResult(tuple(backends), obs_every=obs_every)
     for _, decks in pools:
         for d in decks:
             r.deck_cards.update(c.id for c in d.cards)
     st: dict = {}
-    for spec in schedule(pools, games, seed, config=config):
-        errs, n = play_pair(spec, backends, factory, obs_every, clone_every, st)
+    k, n = share
+    for spec in itertools.islice(schedule(pools, games, seed, config=config), k, None, n):
+        errs, m = play_pair(spec, backends, factory, obs_every, clone_every, st)
         r.games += 1
-        r.decisions += n
+        r.decisions += m
         r.errors += errs
         if progress:
             progress(r.games)
@@ -453,6 +466,31 @@ def differential_errors(games: int = 12, seed: int = 0, backends=("python", "nat
     r.observations, r.clones, r.pickles = (st.get("observations", 0), st.get("clones", 0),
                                            st.get("pickles", 0))
     r.played = st.get("played", set())
+    r.seconds = time.perf_counter() - t0
+    return r
+
+
+def _in_workers(games, seed, backends, obs_every, clone_every, config, stop_at, progress,
+                workers, t0) -> DifferentialResult:
+    """``differential_errors`` over ``workers`` processes, their results summed."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+    ctx = multiprocessing.get_context("forkserver")   # not fork: torch may be loaded
+    r = DifferentialResult(backends, obs_every=obs_every)
+    with ProcessPoolExecutor(workers, mp_context=ctx) as pool:
+        jobs = [pool.submit(differential_errors, games, seed, backends, obs_every=obs_every,
+                            clone_every=clone_every, config=config, stop_at=stop_at,
+                            share=(k, workers)) for k in range(workers)]
+        for job in as_completed(jobs):
+            part = job.result()
+            for f in ("games", "decisions", "observations", "clones", "pickles"):
+                setattr(r, f, getattr(r, f) + getattr(part, f))
+            r.played |= part.played
+            r.deck_cards |= part.deck_cards
+            r.errors += part.errors
+            if progress:
+                progress(r.games)
+    r.errors.sort(key=lambda e: int(re.search(r", seed (-?\d+),", e)[1]))
     r.seconds = time.perf_counter() - t0
     return r
 

@@ -178,7 +178,8 @@ def run_checks(decks: list[Deck], games: int = 1000, seed: int = 0, config=None,
 
 
 def run_differential(games: int = 1000, seed: int = 0, backends=("python", "native"),
-                     obs_every: int = 1, progress: bool = True, config=None):
+                     obs_every: int = 1, progress: bool = True, config=None,
+                     workers: int = 1):
     """The differential check (checks/differential.py) over ``games`` games of the default
     pools on ``backends``, with a progress bar: a ``DifferentialResult`` (its ``errors``
     hold the first difference, replayable)."""
@@ -187,7 +188,8 @@ def run_differential(games: int = 1000, seed: int = 0, backends=("python", "nati
     with tqdm(total=games, desc="differential", unit="game", disable=not progress,
               leave=False) as bar:
         return differential_errors(games, seed, backends, obs_every=obs_every, config=config,
-                                   progress=lambda i: bar.update())
+                                   progress=lambda i: bar.update(i - bar.n),
+                                   workers=min(workers, games))
 
 
 def use_backend(backend: str | None) -> str | None:

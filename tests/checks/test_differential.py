@@ -168,6 +168,18 @@ def test_a_planted_fault_is_caught_and_named(small, fault, after, what):
         assert D.game_difference(h, h.clone()) is not None
 
 
+def test_workers_share_the_games_and_sum_to_the_same_run(small):
+    """Two worker processes play the same games as one process: the same totals."""
+    one = D.differential_errors(4, seed=2, backends=("python", "python"), obs_every=8)
+    two = D.differential_errors(4, seed=2, backends=("python", "python"), obs_every=8,
+                                workers=2)
+    assert two.errors == [] and two.games == 4
+    assert [(r.decisions, r.observations, r.clones, r.pickles, r.played) for r in (one, two)]\
+        == [(one.decisions, one.observations, one.clones, one.pickles, one.played)] * 2
+    with pytest.raises(ValueError, match="default pools"):
+        D.differential_errors(2, backends=("python", "python"), pools=small, workers=2)
+
+
 def test_first_difference_names_the_key_path():
     a = {"hand": [[1], [5, 6, 7, 17]], "log": [{"kind": "draw", "card": "FI-02"}]}
     b = {"hand": [[1], [5, 6, 7, 23]], "log": [{"kind": "draw", "card": "FI-02"}]}
@@ -244,10 +256,20 @@ def test_the_cli_runs_the_other_checks_on_the_python_backend(capsys, monkeypatch
     assert "all checks passed" in capsys.readouterr().out
 
 
+@pytest.mark.skipif(D.native_missing() is not None,
+                    reason=f"no native core: {D.native_missing()}")
+def test_native_against_python_short(pools):
+    """The fast tier's short version: two games of each pool, everything compared at
+    every decision."""
+    r = D.differential_errors(6, seed=0, backends=("python", "native"), pools=pools)
+    assert r.games == 6 and r.errors == [], r.errors
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(D.native_missing() is not None,
                     reason=f"no native core: {D.native_missing()}")
 def test_native_against_python_over_5000_games():
-    r = D.differential_errors(5000, seed=0, backends=("python", "native"), obs_every=10)
+    r = D.differential_errors(5000, seed=0, backends=("python", "native"), obs_every=10,
+                              workers=2)
     print(r.summary())
     assert r.games == 5000 and r.errors == [], r.errors
