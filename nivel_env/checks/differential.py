@@ -39,6 +39,7 @@ import numpy as np
 from ..engine import actions as A
 from ..engine.actions import N_ACTIONS
 from ..engine.rng import next_u64, seed_state
+from .soak import MAX_DECISIONS            # a game longer than the soak allows: an error
 
 LAYOUTS = ("full", "compact")
 PLAYER_KINDS = ("uniform", "biased")
@@ -48,7 +49,6 @@ BIAS = {"PLAY": 6, "ACTIVATE": 6, "ATTACK": 6, "YES": 4, "PICK": 3, "DEFEND": 2,
         "GUARDIAN": 2}
 #: event kinds that put a card from hand into play: a card "seen played"
 PLAYED = ("play", "equip", "skill")
-MAX_DECISIONS = 5000            # a game longer than this is a difference of its own
 
 
 class NativeUnavailable(RuntimeError):
