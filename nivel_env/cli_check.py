@@ -43,9 +43,8 @@ def cmd_differential(args) -> int:
     from .checks.runner import run_differential
     why = native_missing()
     if why:
-        print(f"check: --backend both cannot run the native side: {why}. Build the native "
-              f"core (pip install -e . with a C++ compiler) or run --backend python",
-              file=sys.stderr)
+        print(f"check: --backend both cannot run the native side: {why}; --backend python "
+              f"runs the checks on the Python engine", file=sys.stderr)
         return 2
     if args.obs_every < 1:
         print(f"check: --obs-every must be 1 or more, got {args.obs_every}", file=sys.stderr)
