@@ -37,9 +37,49 @@ def decks_with_cards(base: list, new_cards: list) -> list:
     return out
 
 
+def cmd_differential(args) -> int:
+    """``check --backend both``: the differential check, Python against the native core."""
+    from .checks.differential import native_missing
+    from .checks.runner import run_differential
+    why = native_missing()
+    if why:
+        print(f"check: --backend both cannot run the native side: {why}; --backend python "
+              f"runs the checks on the Python engine", file=sys.stderr)
+        return 2
+    if args.obs_every < 1:
+        print(f"check: --obs-every must be 1 or more, got {args.obs_every}", file=sys.stderr)
+        return 2
+    if args.checks or args.decks or args.cards:
+        print("check: --backend both runs the differential check alone, on its own pools "
+              "(bundled, test, every card); run the other checks with --backend python and "
+              "--backend native", file=sys.stderr)
+        return 2
+    print(f"differential check: {args.games:,} games on python and native, seed {args.seed}",
+          flush=True)
+    from .engine import RuleConfig
+    config = RuleConfig(max_turns=args.max_turns) if args.max_turns else None
+    r = run_differential(args.games, args.seed, obs_every=args.obs_every,
+                         progress=not args.no_progress, config=config,
+                         workers=args.workers)
+    print(r.summary())
+    for e in r.errors:
+        print(f"\nFIRST DIFFERENCE: {e}")
+    if r.errors:
+        print("\nreplay it: nivel_env.checks.differential.replay(spec, actions, backend) on "
+              "each backend (docs/checks.md)")
+    return 1 if r.errors else 0
+
+
 def cmd_check(args) -> int:
     from .checks import CHECKS, run_checks, summary
+    from .checks.runner import use_backend
     from .engine import RuleConfig
+    if args.backend == "both":
+        return cmd_differential(args)
+    why = use_backend(args.backend)
+    if why:
+        print(f"check: --backend {args.backend} cannot run: {why}", file=sys.stderr)
+        return 2
     try:
         db = _db(args.cards)
         decks = [load_deck(d, db, validate=not args.any_deck)
@@ -99,6 +139,13 @@ def add_parser(sub) -> None:
                    help="agents that read the game for the agents check, as play "
                         "--opponent names them (default: "
                         "nv2-search:simulations=64,worlds=4)")
+    p.add_argument("--backend", choices=("python", "native", "both"),
+                   help="the engine the checks' games run on (default: NIVEL_BACKEND, else "
+                        "python); both: the differential check alone, --games games played "
+                        "on both in lockstep and compared at every decision")
+    p.add_argument("--obs-every", type=int, default=1, metavar="N",
+                   help="--backend both: compare observations and masks at every N-th "
+                        "decision (state, legal actions and results at every one; default 1)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     p.add_argument("--max-turns", type=int, help="turn cap (default: RuleConfig's)")

@@ -177,6 +177,38 @@ def run_checks(decks: list[Deck], games: int = 1000, seed: int = 0, config=None,
     return results
 
 
+def run_differential(games: int = 1000, seed: int = 0, backends=("python", "native"),
+                     obs_every: int = 1, progress: bool = True, config=None,
+                     workers: int = 1):
+    """The differential check (checks/differential.py) over ``games`` games of the default
+    pools on ``backends``, with a progress bar: a ``DifferentialResult`` (its ``errors``
+    hold the first difference, replayable)."""
+    from tqdm import tqdm
+    from .differential import differential_errors
+    with tqdm(total=games, desc="differential", unit="game", disable=not progress,
+              leave=False) as bar:
+        return differential_errors(games, seed, backends, obs_every=obs_every, config=config,
+                                   progress=lambda i: bar.update(i - bar.n),
+                                   workers=min(workers, games))
+
+
+def use_backend(backend: str | None) -> str | None:
+    """Make ``backend`` ("python" or "native") the one the checks' games run on -- they
+    call ``new_game`` without a backend, which takes ``NIVEL_BACKEND`` -- here, in worker
+    processes and in subprocesses; None leaves the default.  Returns why it cannot be
+    (the native core missing), or None."""
+    import os
+    if backend is None:
+        return None
+    if backend != "python":
+        from .differential import native_missing
+        why = native_missing()
+        if why:
+            return why
+    os.environ["NIVEL_BACKEND"] = backend
+    return None
+
+
 def _game_readers(specs, seed: int) -> tuple[list, str]:
     """([(name, agent)] for the agents named by ``specs`` that read the game
     (``needs_state``), or why none can run: torch missing, or none of them reads it (an
@@ -247,4 +279,4 @@ def coverage_lines(r: CheckResult) -> list[str]:
 
 
 __all__ = ["AGENTS", "CHECKS", "CheckInputError", "CheckResult", "plan", "run_checks",
-           "summary"]
+           "run_differential", "summary", "use_backend"]
