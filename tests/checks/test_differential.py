@@ -269,7 +269,7 @@ def test_native_against_python_short(pools):
 @pytest.mark.skipif(D.native_missing() is not None,
                     reason=f"no native core: {D.native_missing()}")
 def test_native_against_python_over_5000_games():
-    r = D.differential_errors(5000, seed=0, backends=("python", "native"), obs_every=10,
+    r = D.differential_errors(5000, seed=0, backends=("python", "native"), obs_every=20,
                               workers=2)
     print(r.summary())
     assert r.games == 5000 and r.errors == [], r.errors
