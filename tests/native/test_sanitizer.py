@@ -18,7 +18,7 @@ import pytest
 pytest.importorskip("nivel_env.native._core")
 ROOT = Path(__file__).resolve().parents[2]
 
-GAMES = 60
+GAMES = 24
 SCRIPT = f"""
 from nivel_env.checks import differential as D
 from nivel_env.native import _core
