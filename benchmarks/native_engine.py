@@ -9,9 +9,10 @@ of the medians.  Every bundled deck pair is drawn from the pool (``GameBatch``'s
 * engine, native loop: the core's own uniform player (``Batch.random_steps``), no Python
   per decision -- the engine's speed;
 * clone: ``Game.clone()`` and ``NativeGame.clone()`` mid-game;
-* batch: ``GameBatch`` (Python) against the native batch stepping 256 games with random
-  legal moves (``argmax`` of random keys under the mask), masks only unless the core has
-  its encoder (then observations too), on 1 and 2 threads (wall time).
+* batch: ``GameBatch`` (Python) against ``GameBatch(backend="native")`` stepping 256 games
+  with random legal moves (``argmax`` of random keys under the mask, timed with the step),
+  observations (both layouts) and masks, on 1 and 2 threads, and the native batch with
+  masks only (wall time).
 
     python benchmarks/native_engine.py [--rounds 5]
 """
@@ -126,17 +127,26 @@ def main() -> None:
           f"({statistics.median(cl_py) / statistics.median(cl_nat):.1f}x)")
     n = 256
     from nivel_env.env.vector import GameBatch
-    gb = GameBatch(n)
-    gb.reset(seed=0)
-    print(f"batch of {n}, random legal moves (wall time):")
-    print(f"  GameBatch (Python, observations + masks)  "
-          f"{batch_rate(gb.step, gb.mask, 10, n):,.0f} steps/s")
+    print(f"batch of {n}, random legal moves, observations and masks (wall time):")
+    for obs in ("compact", "full"):
+        gb = GameBatch(n, obs=obs, backend="python")
+        gb.reset(seed=0)
+        base = batch_rate(gb.step, gb.mask, 8, n)
+        print(f"  {obs:8} GameBatch (Python)            {base:,.0f} steps/s")
+        for threads in (1, 2):
+            nb = GameBatch(n, obs=obs, backend="native", threads=threads)
+            nb.reset(seed=0)
+            rate = batch_rate(nb.step, nb.mask, 200, n)
+            print(f"  {obs:8} native, {threads} thread{'s' if threads > 1 else ' '}          "
+                  f"{rate:,.0f} steps/s  {rate / base:.0f}x")
     for threads in (1, 2):
         b, mask = native_batch(db, decks, n, threads)
         rate = batch_rate(lambda a: b.step(a, None), mask, 300, n)
-        print(f"  native batch, masks only, {threads} thread{'s' if threads > 1 else ''}  "
+        print(f"  masks only, native, {threads} thread{'s' if threads > 1 else ' '}  "
               f"{rate:,.0f} steps/s")
-    print(f"extension: {os.path.getsize(so) / 1e6:.1f} MB ({os.path.basename(so)})")
+    print(f"extension: {os.path.getsize(so) / 1e6:.1f} MB ({os.path.basename(so)}); a native "
+          f"game state: {_core.GAME_BYTES:,} bytes fixed, plus its event log (28 bytes an "
+          f"event) and work stack")
 
 
 if __name__ == "__main__":

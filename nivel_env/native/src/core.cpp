@@ -493,6 +493,8 @@ PYBIND11_MODULE(_core, m) {
   m.doc() = "The native Nivel Arena rules engine (see nivel_env/native/).";
   m.attr("ABI") = 1;
   m.attr("N_EVENTS") = (int)N_EVENTS;
+  // a game state's fixed part (its lists of events, tasks and effects come on top)
+  m.attr("GAME_BYTES") = (int)sizeof(nv::Game);
   py::dict terms;
   terms["verbs"] = std::vector<std::string>(VERB_KEYS, VERB_KEYS + N_VERBS);
   terms["conditions"] = std::vector<std::string>(COND_KEYS, COND_KEYS + N_CONDS);
