@@ -18,7 +18,7 @@ import sys
 
 from dataclasses import fields
 
-from ..engine import Game, RuleConfig, new_game
+from ..engine import RuleConfig, new_game
 from ..engine.rng import next_u64, seed_state
 
 
@@ -107,7 +107,7 @@ def determinism_errors(deck_0, deck_1, seed: int, config=None, card_files=(),
         if how == "pickle":
             h2 = pickle.loads(pickle.dumps(h))
         else:
-            h2 = Game.from_dict(json.loads(json.dumps(h.to_dict())), db)
+            h2 = type(h).from_dict(json.loads(json.dumps(h.to_dict())), db)   # either engine
         if h2 != h:
             out.append(f"{how} round trip at decision {k} does not give an equal game")
             continue

@@ -39,7 +39,9 @@ def _core_module():
 
 
 def config_tuple(cfg: RuleConfig) -> tuple:
-    return tuple(getattr(cfg, f.name) for f in dc_fields(cfg))
+    """The rule options the core plays by, in ``RuleConfig``'s order (a subclass's added
+    options are carried in ``to_dict`` and read by neither engine)."""
+    return tuple(getattr(cfg, f.name) for f in dc_fields(RuleConfig))
 
 
 # ------------------------------------------------------------------ events
