@@ -285,6 +285,11 @@ def legal_actions(g) -> list[int]:
 # ------------------------------------------------------------------ effects
 
 def apply_action(g, a: int) -> None:
+    # derived stats are fresh at every decision of a game played on (rule processing
+    # refreshes them before the engine stops to ask); a game restored from a pickle or a
+    # dict starts with them stale, and the handlers below read them (Guardian's keywords,
+    # Finale): bring them up to date first, as the uninterrupted game had them
+    ensure(g)
     d = g.dec
     kind, p = d[0], d[1]
     g.dec = None

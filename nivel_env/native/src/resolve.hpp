@@ -1367,6 +1367,7 @@ static void activate(Game& g, int source, int slot) {
 
 // legal.apply_action: ``a`` is legal (checked by the caller against legal_actions)
 static void apply_action(Game& g, int a) {
+  ensure(g);  // fresh at every decision of a game played on; a restored game's are stale
   Dec d = g.dec;
   int kind = d.kind, p = d.player;
   g.dec = Dec();
