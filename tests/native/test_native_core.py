@@ -187,3 +187,16 @@ def test_native_batch_deals_and_plays_what_game_batch_does():
         assert (done == py.done).all() and (reward == py.reward).all()
         assert (episodes == py.episodes).all()
     assert episodes.sum() > 0
+
+
+def test_native_game_batch_steps_only_the_selected_games():
+    from nivel_env.env.vector import GameBatch
+    b = GameBatch(4, backend="native")
+    b.reset(seed=1)
+    before = b.obs.copy(), b.mask.copy()
+    b.step(np.full(4, -1), which=np.zeros(4, bool))         # none selected: nothing moves
+    assert (b.obs == before[0]).all() and (b.mask == before[1]).all()
+    acts = np.array([np.flatnonzero(b.mask[i])[0] for i in range(4)])
+    acts[1:] = -1
+    b.step(acts, which=np.array([True, False, False, False]))
+    assert (b.mask[1:] == before[1][1:]).all()

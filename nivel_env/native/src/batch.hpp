@@ -152,17 +152,17 @@ struct Batch {
     return "";
   }
 
-  // apply ``acts`` to the games ``rows`` (all when empty), split over threads
-  std::string step(const int64_t* acts, const std::vector<int>& rows) {
+  // apply ``acts`` to the games ``rows`` (every game when ``all``), split over threads
+  std::string step(const int64_t* acts, const std::vector<int>& rows, bool all) {
     std::fill(done, done + n, false);
     std::fill(truncated, truncated + n, false);
     std::fill(reward, reward + n, 0.0f);
-    int count = rows.empty() ? n : (int)rows.size();
+    int count = all ? n : (int)rows.size();
     int nt = std::max(1, std::min(threads, count / 32));
     std::vector<std::string> errors(nt);
     auto work = [&](int t) {
       for (int k = t; k < count; k += nt) {
-        int i = rows.empty() ? k : rows[k];
+        int i = all ? k : rows[k];
         std::string e = step_one(i, (int)acts[i]);
         if (!e.empty() && errors[t].empty()) errors[t] = e;
       }

@@ -114,7 +114,7 @@ inline void bind_batch(py::module_& m) {
         std::string err;
         {
           py::gil_scoped_release nogil;
-          err = b.step(a, r);
+          err = b.step(a, r, rows.is_none());
         }
         return err;
       })
