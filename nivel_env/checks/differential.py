@@ -212,15 +212,15 @@ def game_difference(g, h, events_from: int | None = None) -> str | None:
     the observations, or None.  ``events_from``: the events before it were already found
     equal (the state's other fields and the newer events are compared; the whole
     ``to_dict()`` when None)."""
+    for what, f in (("is_terminal()", lambda x: x.is_terminal()),
+                    ("current_player", lambda x: x.current_player),
+                    ("decision_name", lambda x: x.decision_name),
+                    ("legal_actions()", lambda x: list(x.legal_actions())),
+                    ("returns()", lambda x: tuple(x.returns()))):
+        u, v = f(g), f(h)
+        if u != v:
+            return f"{what}: {_short(u, 300)} != {_short(v, 300)}"
     if events_from is not None and _engine_games(g, h):
-        for what, f in (("is_terminal()", lambda x: x.is_terminal()),
-                        ("current_player", lambda x: x.current_player),
-                        ("decision_name", lambda x: x.decision_name),
-                        ("legal_actions()", lambda x: list(x.legal_actions())),
-                        ("returns()", lambda x: tuple(x.returns()))):
-            u, v = f(g), f(h)
-            if u != v:
-                return f"{what}: {_short(u, 300)} != {_short(v, 300)}"
         u, v = _state_fields(g), _state_fields(h)
         if _json(u) != _json(v):
             d = first_difference(u, v) or "differs in its JSON form (a value's type)"
@@ -234,14 +234,6 @@ def game_difference(g, h, events_from: int | None = None) -> str | None:
                 d = first_difference(a, b, f"log[{i}]") or f"log[{i}] differs in its JSON form"
                 return f"state (to_dict) {d}"
         return None
-    for what, f in (("is_terminal()", lambda x: x.is_terminal()),
-                    ("current_player", lambda x: x.current_player),
-                    ("decision_name", lambda x: x.decision_name),
-                    ("legal_actions()", lambda x: list(x.legal_actions())),
-                    ("returns()", lambda x: tuple(x.returns()))):
-        u, v = f(g), f(h)
-        if u != v:
-            return f"{what}: {_short(u, 300)} != {_short(v, 300)}"
     u, v = g.to_dict(), h.to_dict()
     if _json(u) == _json(v):                  # as saved: 1 and 1.0, True and 1 differ
         return None

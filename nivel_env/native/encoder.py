@@ -18,8 +18,8 @@ from ..env import encoder as E
 
 
 def _core():
-    from . import _core
-    return _core
+    from . import core
+    return core()                     # the module, or an error saying why it is missing
 
 
 def native_spec(enc: E.Encoder) -> dict:

@@ -60,9 +60,7 @@ struct Batch {
   int seat_option = -1;  // -1: drawn per deal
   int n = 0;
   std::vector<Game> games;
-  std::vector<uint64_t> streams, seats, game_seed;
-  std::vector<int> dealt0, dealt1;  // deck indices of each game's deal
-  std::vector<std::vector<int>> moves;  // each game's moves since its deal
+  std::vector<uint64_t> streams, seats;
   // outputs (the caller's arrays)
   float* obs = nullptr;
   float* final_obs = nullptr;
@@ -88,10 +86,6 @@ struct Batch {
     }
     learner[i] = (int8_t)(seat_option < 0 ? (int)(next(seats[i]) % 2) : seat_option);
     deal_game(games[i], prog, cfg, decks[a], decks[b], seed, false);
-    game_seed[i] = seed;
-    dealt0[i] = a;
-    dealt1[i] = b;
-    moves[i].clear();
     write(i);
   }
 
@@ -129,7 +123,6 @@ struct Batch {
     try {
       g.legal_ok = false;
       apply_action(g, a);
-      moves[i].push_back(a);
       if (g.has_result) end(i);
       else write(i);
     } catch (std::exception& e) {

@@ -50,10 +50,6 @@ inline void bind_batch(py::module_& m) {
              b.games.resize(n);
              b.streams.assign(n, 0);
              b.seats.assign(n, 0);
-             b.game_seed.assign(n, 0);
-             b.dealt0.assign(n, 0);
-             b.dealt1.assign(n, 0);
-             b.moves.assign(n, {});
              return pb;
            }),
            py::arg("program"), py::arg("config"), py::arg("decks"), py::arg("fixed"),
@@ -130,18 +126,12 @@ inline void bind_batch(py::module_& m) {
         if (i < 0 || i >= pb.b.n) throw py::index_error("native batch: no such game");
         return new Core{pb.b.games[i]};
       }, py::return_value_policy::take_ownership)
-      .def("deal_of", [](PyBatch& pb, int i) {
-        Batch& b = pb.b;
-        return py::make_tuple(b.dealt0[i], b.dealt1[i], py::int_(b.game_seed[i]), b.moves[i]);
-      })
-      .def("states", [](PyBatch& pb) { return py::make_tuple(pb.b.streams, pb.b.seats); })
       .def("save", [](PyBatch& pb) { pb.saved.reset(new Batch(pb.b)); })
       .def("restore", [](PyBatch& pb) {
         if (!pb.saved) throw py::value_error("native batch: nothing saved");
         Batch& b = pb.b;
         Batch& s = *pb.saved;
-        b.games = s.games; b.streams = s.streams; b.seats = s.seats; b.game_seed = s.game_seed;
-        b.dealt0 = s.dealt0; b.dealt1 = s.dealt1; b.moves = s.moves;
+        b.games = s.games; b.streams = s.streams; b.seats = s.seats;
       })
       .def("drop_saved", [](PyBatch& pb) { pb.saved.reset(); })
       .def_property("threads", [](PyBatch& pb) { return pb.b.threads; },

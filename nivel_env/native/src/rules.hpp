@@ -25,11 +25,6 @@ template <class V>
 static inline bool contains(const V& v, int x) {
   return std::find(v.begin(), v.end(), x) != v.end();
 }
-static inline void remove_first(IV& v, int x) {
-  auto it = std::find(v.begin(), v.end(), x);
-  if (it == v.end()) throw EngineError("list.remove(x): x not in list");
-  v.erase(it);
-}
 static inline void remove_first(Pile& v, int x) {
   auto it = std::find(v.begin(), v.end(), x);
   if (it == v.end()) throw EngineError("list.remove(x): x not in list");
