@@ -27,7 +27,8 @@ except native.NativeCoreUnavailable as err:
 else:
     raise AssertionError("backend='native' was accepted without the native core")
 
-g = new_game(load_deck("ember-rush"), load_deck("stone-bastion"), seed=1, backend="auto")
+# no backend named: the default ("auto") plays in Python here
+g = new_game(load_deck("ember-rush"), load_deck("stone-bastion"), seed=1)
 moves = 0
 while not g.is_terminal():
     g.apply_action(g.legal_actions()[0])

@@ -172,7 +172,13 @@ def _env_reset_errors(deck_0, deck_1, seed, config) -> list[str]:
                 f"{_first_difference(ref, first)}"]
     for how, make in (("copy.deepcopy", copy.deepcopy),
                       ("pickle round trip", lambda x: pickle.loads(pickle.dumps(x)))):
-        rest = _env_lines(make(e), actions, k)
+        try:
+            copied = make(e)
+        except Exception as exc:                 # a copy that fails is a finding, not a crash
+            out.append(f"an environment {how} at decision {k} failed: "
+                       f"{type(exc).__name__}: {exc}")
+            continue
+        rest = _env_lines(copied, actions, k)
         if rest != ref[k:]:
             out.append(f"an environment {how} at decision {k} observes differently at "
                        f"{_first_difference(ref[k:], rest)} (counted from {k})")

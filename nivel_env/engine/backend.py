@@ -1,9 +1,11 @@
 """Which engine plays a game: the Python engine ("python") or the native core ("native").
 
 ``new_game(..., backend=None)`` asks ``resolve_backend``: an explicit argument wins; else
-the environment variable ``NIVEL_BACKEND`` (python | native | auto); else "python".
+the environment variable ``NIVEL_BACKEND`` (python | native | auto); else "auto".
 "auto" means the native core when it is built and loads, else the Python engine -- said
 once per process, so a machine without a compiler is told why its games run in Python.
+The two play the same games bit for bit (``python -m nivel_env check --backend both``);
+the Python engine stays the readable reference of the rules.
 Asking for "native" where the core is unavailable is an error that says why.
 """
 from __future__ import annotations
@@ -18,7 +20,7 @@ __all__ = ["BACKENDS", "CHOICES", "DEFAULT", "ENV_VAR", "resolve_backend"]
 ENV_VAR = "NIVEL_BACKEND"
 BACKENDS = ("python", "native")
 CHOICES = BACKENDS + ("auto",)
-DEFAULT = "python"
+DEFAULT = "auto"
 
 _fallback_said = False
 
@@ -33,9 +35,9 @@ def resolve_backend(backend: str | None = None) -> str:
     """The backend a new game uses: "python" or "native".
 
     ``backend`` (python | native | auto) wins; None reads ``NIVEL_BACKEND`` (unset or
-    empty: "python").  A value outside those names is a ValueError naming where it came
-    from; "native" where the core is unavailable is ``native.NativeCoreUnavailable``
-    saying why; "auto" there falls back to "python" with one warning per process."""
+    empty: ``DEFAULT``, "auto").  A value outside those names is a ValueError naming
+    where it came from; "native" where the core is unavailable is
+    ``native.NativeCoreUnavailable`` saying why; "auto" there falls back to "python" with one warning per process."""
     if backend is not None:
         choice, where = _choice(backend, "backend"), "backend='native'"
     else:

@@ -244,7 +244,11 @@ class Game:
                                tuple(getattr(self, s) for s in _PICKLED)))
 
     def __eq__(self, other) -> bool:
-        return isinstance(other, Game) and self.to_dict() == other.to_dict()
+        # another class (a NativeGame) answers for itself: the same state is equal across
+        # backends
+        if not isinstance(other, Game):
+            return NotImplemented
+        return self.to_dict() == other.to_dict()
 
     __hash__ = None
 

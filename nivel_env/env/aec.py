@@ -70,6 +70,8 @@ class NivelArenaEnv(AECEnv):
         obs: the observation layout: ``"full"`` (default: card rows of features) or
             ``"compact"`` (card table indices; the table is ``card_table()``, and
             ``metadata["card_table"]``).  docs/observation.md describes both.
+        backend: the engine the games run on, ``"python"``, ``"native"`` or ``"auto"``
+            (``engine.backend.resolve_backend``; None: ``NIVEL_BACKEND``, else the default).
     """
 
     metadata = {"render_modes": ["ansi", "human", "rgb_array"], "name": "nivel_arena_v0",
@@ -77,14 +79,15 @@ class NivelArenaEnv(AECEnv):
 
     def __init__(self, decks=None, deck_pool=None, config: RuleConfig | None = None,
                  render_mode: str | None = None, card_db=None, illegal_action: str = "raise",
-                 obs="full"):
+                 obs="full", backend=None):
         super().__init__()
         self.illegal_action = check_illegal_mode(illegal_action, "nivel_arena_v0")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"nivel_arena_v0: render_mode must be one of "
                              f"{self.metadata['render_modes']} or None, got {render_mode!r}")
         self.render_mode = render_mode
-        self._source = GameSource(decks, deck_pool, config, card_db, "nivel_arena_v0", obs)
+        self._source = GameSource(decks, deck_pool, config, card_db, "nivel_arena_v0", obs,
+                                  backend)
         self.config = self._source.config
         self.metadata = {**type(self).metadata, "observation_layout": self._source.layout.name}
         if self._source.layout.name == "compact":

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from ..cards import CardDB, Deck, list_decks, load_deck, load_card_db
 from ..engine import RuleConfig, new_game
+from ..engine.backend import resolve_backend
 from ..engine.rng import next_u64, seed_state
 import numpy as np
 
@@ -107,7 +108,8 @@ class GameSource:
     Each episode draws from the stream, in order: the game's seed, then (without fixed
     decks) the two decks; a caller may draw more after (the Gym wrapper's seat)."""
 
-    def __init__(self, decks, deck_pool, config, card_db, where: str, obs="full"):
+    def __init__(self, decks, deck_pool, config, card_db, where: str, obs="full",
+                 backend=None):
         if config is not None and not isinstance(config, RuleConfig):
             raise TypeError(f"{where}: config must be a RuleConfig, got "
                             f"{type(config).__name__}")
@@ -121,6 +123,10 @@ class GameSource:
             raise ValueError(f"{where}: obs: {e}") from None
         self.encoder = make_encoder(self.decks.card_db, self.layout)
         self.stream = SeedStream()
+        try:
+            self.backend = resolve_backend(backend)      # fixed for the environment's life
+        except ValueError as e:
+            raise ValueError(f"{where}: {e}") from None
 
     def reseed(self, seed) -> None:
         """``reset(seed=...)``: the stream restarts from ``seed`` (checked, by name)."""
@@ -134,7 +140,8 @@ class GameSource:
             pair = DeckChoice(decks, None, self.card_db, f"{self.where}.reset options").fixed
         else:
             pair = self.decks.draw(self.stream)
-        game = new_game(pair[0], pair[1], seed=game_seed, config=self.config)
+        game = new_game(pair[0], pair[1], seed=game_seed, config=self.config,
+                        backend=self.backend)
         if game.db is not self.encoder.db:
             self.encoder = make_encoder(game.db, self.layout)
         return game, pair

@@ -81,20 +81,24 @@ class NivelArenaGymEnv(gymnasium.Env):
         illegal_action: ``"raise"`` (default) or ``"lose"`` (see the module docstring).
         obs: the observation layout, ``"full"`` (default) or ``"compact"`` (card table
             indices; the table is ``card_table()`` and ``metadata["card_table"]``).
+        backend: the engine the games run on, ``"python"``, ``"native"`` or ``"auto"``
+            (``engine.backend.resolve_backend``; None: ``NIVEL_BACKEND``, else the default).
     """
 
     metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 1}
 
     def __init__(self, opponent=None, seat="random", decks=None, deck_pool=None,
                  config: RuleConfig | None = None, render_mode: str | None = None,
-                 card_db=None, illegal_action: str = "raise", obs="full"):
+                 card_db=None, illegal_action: str = "raise", obs="full",
+                 backend=None):
         seat = check_seat(seat, "NivelArenaGymEnv")
         self.illegal_action = check_illegal_mode(illegal_action, "NivelArenaGymEnv")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"NivelArenaGymEnv: render_mode must be one of "
                              f"{self.metadata['render_modes']} or None, got {render_mode!r}")
         self.render_mode = render_mode
-        self._source = GameSource(decks, deck_pool, config, card_db, "NivelArenaGymEnv", obs)
+        self._source = GameSource(decks, deck_pool, config, card_db, "NivelArenaGymEnv", obs,
+                                  backend)
         self.config = self._source.config
         self.metadata = {**type(self).metadata, "observation_layout": self._source.layout.name}
         if self._source.layout.name == "compact":

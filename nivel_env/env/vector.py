@@ -154,6 +154,8 @@ class GameBatch:
         threads: the native batch splits each step over this many threads (Python: unused).
     """
 
+    backend = "python"                      # the engine its games run on
+
     def __new__(cls, *args, backend=None, **kwargs):
         if cls is GameBatch and resolve_backend(backend) == "native":
             from ..native.batch import NativeGameBatch
@@ -241,7 +243,8 @@ class GameBatch:
         d0, d1 = self._decks.draw(st)
         self.learner_seat[i] = (self._seats[i].below(2) if self.seat_option == "random"
                                 else self.seat_option)
-        self.games[i] = new_game(d0, d1, seed=game_seed, config=self.config)
+        self.games[i] = new_game(d0, d1, seed=game_seed, config=self.config,
+                                 backend="python")
         self._dealt[i] = (d0, d1, game_seed)
         self._moves[i] = []
         self._write(i)
@@ -376,7 +379,7 @@ class GameBatch:
             if i in journal["ended"] or len(moves) != mark or i == journal.get("failed"):
                 del moves[mark:]
                 d0, d1, seed = self._dealt[i]
-                g = new_game(d0, d1, seed=seed, config=self.config)
+                g = new_game(d0, d1, seed=seed, config=self.config, backend="python")
                 for a in moves:
                     g.apply_action(a)
                 if (len(g.log), g.rng) != journal["check"][i]:

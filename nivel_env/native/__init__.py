@@ -17,7 +17,7 @@ import importlib
 
 from ..install_hints import NATIVE_CORE
 
-__all__ = ["NativeCoreUnavailable", "available", "core", "why_unavailable"]
+__all__ = ["NativeCoreUnavailable", "available", "core", "from_python", "why_unavailable"]
 
 MODULE = "nivel_env.native._core"
 
@@ -65,3 +65,11 @@ def core():
     if module is None:
         raise NativeCoreUnavailable(why)
     return module
+
+
+def from_python(g):
+    """A native game in the state of Python game ``g`` (a scenario, a replay, a position
+    edited in place); ``NativeCoreUnavailable`` when the core is not built."""
+    core()
+    from .game import from_python as move
+    return move(g)

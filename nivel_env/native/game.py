@@ -21,6 +21,7 @@ from dataclasses import fields as dc_fields
 from numbers import Integral
 
 from ..engine import const as K, events as E
+from ..engine.actions import N_ACTIONS
 from ..engine.config import RuleConfig
 from ..engine.errors import IllegalActionError, action_id
 from ..engine.rng import seed_state
@@ -185,7 +186,7 @@ class NativeGame:
         core = self._core
         if core.over:
             raise IllegalActionError(f"action {action}: the game is over")
-        if not core.apply(action):
+        if not (0 <= action < N_ACTIONS and core.apply(action)):   # the core takes int32
             g = self._mirror()
             raise IllegalActionError(
                 f"action {action} ({g.action_name(action)}) is not legal now; "
@@ -286,7 +287,7 @@ class NativeGame:
         if g is None:
             values = list(self._core.fields())
             values[_LOG] = self.events
-            g = _state._from_pickle(self.db, self.cfg, tuple(values))
+            g = _state._from_pickle(self.db, self.cfg, tuple(_frozen(v) for v in values))
             object.__setattr__(self, "_py", g)
         return g
 
@@ -352,6 +353,40 @@ class NativeGame:
 
     def __repr__(self) -> str:
         return f"<NativeGame turn {self._core.turn}, {self.decision_name or 'over'}>"
+
+
+class ReadOnlyList(list):
+    """A ``NativeGame`` state list (``g.hand[0]``, ``g.unit``, ...): read like any list;
+    changing it in place is refused, as the core would never see the change.  Copies
+    (slices, ``list(x)``, ``copy``, pickles) are plain lists."""
+    __slots__ = ()
+
+    def _refuse(self, *args, **kwargs):
+        raise TypeError(
+            "a NativeGame's state lists are read-only views of the native core: assign the "
+            "whole field to change it (g.trash = [...]), or build the position on the "
+            "Python engine (new_game(..., backend='python')) and move it over with "
+            "nivel_env.native.from_python")
+
+    append = extend = insert = pop = remove = clear = sort = reverse = _refuse
+    __setitem__ = __delitem__ = __iadd__ = __imul__ = _refuse
+
+    def __reduce__(self):
+        return (list, (list(self),))
+
+    def __copy__(self):
+        return list(self)
+
+    def __deepcopy__(self, memo):
+        from copy import deepcopy
+        return [deepcopy(x, memo) for x in self]
+
+
+def _frozen(value):
+    """``value`` with its lists (and the lists in them) read-only."""
+    if type(value) is list:
+        return ReadOnlyList([_frozen(x) if type(x) is list else x for x in value])
+    return value
 
 
 def _fields_of(g) -> tuple:

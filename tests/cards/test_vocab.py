@@ -149,7 +149,7 @@ def test_every_watched_action_has_its_words_a_loop_guard_and_an_engine_report(mo
     monkeypatch.setitem(hooks.ACTION_DONE, "test", lambda g, event, p, n: seen.add(event))
     decks = [load_deck(n) for n in list_decks()]
     for s in range(12):
-        g = new_game(decks[s % 8], decks[(s + 3) % 8], seed=s)
+        g = new_game(decks[s % 8], decks[(s + 3) % 8], seed=s, backend="python")  # hooks
         while not g.is_terminal() and g.turn < 40:
             legal = g.legal_actions()
             g.apply_action(legal[(s + len(g.events)) % len(legal)])

@@ -80,9 +80,10 @@ def test_narration_and_agents_hold_hidden_information_at_length(all_decks, tmp_p
 # ------------------------------------------------------- the checks can fail
 
 def _game(all_decks, seed=3, steps=60):
-    """A live game after ``steps`` decisions of a player who plays when it can."""
+    """A live game after ``steps`` decisions of a player who plays when it can, on the
+    Python engine: the planted faults below patch its internals and edit its lists."""
     from nivel_env.checks.policies import always_play
-    g = new_game(all_decks[0], all_decks[1], seed=seed)
+    g = new_game(all_decks[0], all_decks[1], seed=seed, backend="python")
     for i in range(steps):
         g.apply_action(always_play(g, g.legal_actions(), i * 7))
     assert not g.is_terminal()

@@ -97,7 +97,7 @@ class Planted:
 def planted(fault: str, after: int):
     """A factory: the "python" backend plays the real game, "wrong" the planted one."""
     def factory(backend, deck_0, deck_1, seed, config, db):
-        g = new_game(deck_0, deck_1, seed=seed, config=config, db=db)
+        g = new_game(deck_0, deck_1, seed=seed, config=config, db=db, backend="python")
         return Planted(g, fault, after) if backend == "wrong" else g
     return factory
 

@@ -51,7 +51,7 @@ class GameMachine(RuleBasedStateMachine):
     def replace_by_a_copy(self, how):
         g = self.g
         h = {"clone": g.clone, "pickle": lambda: pickle.loads(pickle.dumps(g)),
-             "dict": lambda: Game.from_dict(g.to_dict(), g.db)}[how]()
+             "dict": lambda: type(g).from_dict(g.to_dict(), g.db)}[how]()
         assert h == g and h.legal_actions() == g.legal_actions()
         self.g = h
 

@@ -36,10 +36,18 @@ def no_env(monkeypatch):
     monkeypatch.delenv("NIVEL_BACKEND", raising=False)
 
 
-def test_the_default_is_python(available, monkeypatch):
-    assert backend.resolve_backend() == "python"
+def test_the_default_is_the_native_core_where_it_loads(available, monkeypatch):
+    assert backend.DEFAULT == "auto"
+    assert backend.resolve_backend() == "native"
     monkeypatch.setenv("NIVEL_BACKEND", "  ")
-    assert backend.resolve_backend(None) == "python"
+    assert backend.resolve_backend(None) == "native"
+
+
+def test_the_default_is_python_where_the_core_is_not_built(unavailable):
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        assert backend.resolve_backend() == "python" == backend.resolve_backend(None)
+    assert len(said) == 1 and WHY in str(said[0].message)
 
 
 def test_the_environment_variable_picks_when_no_argument(available, monkeypatch):
@@ -106,12 +114,12 @@ def _play(g, moves=40):
 
 
 def test_python_backend_is_todays_game(decks, available, monkeypatch):
-    before = _play(new_game(*decks, seed=3)).to_dict()
     g = new_game(*decks, seed=3, backend="python")
     assert type(g) is Game and g.backend == Game.backend == "python"
-    assert _play(g).to_dict() == before
+    before = _play(g).to_dict()
     monkeypatch.setenv("NIVEL_BACKEND", "python")
-    assert _play(new_game(*decks, seed=3)).to_dict() == before
+    h = new_game(*decks, seed=3)
+    assert type(h) is Game and _play(h).to_dict() == before
     with pytest.raises(AttributeError):         # a class attribute, not per-game state
         g.backend = "native"
 

@@ -13,7 +13,8 @@ from nivel_env.engine.view import (Derived, derived, is_leader, lane_of, leader_
 
 
 def _midgame(seed=3, steps=60):
-    g, r = new_game(load_deck("ember-rush"), load_deck("stone-bastion"), seed=seed), \
+    g, r = new_game(load_deck("ember-rush"), load_deck("stone-bastion"), seed=seed,
+                    backend="python"), \
         random.Random(seed)
     for _ in range(steps):
         if g.is_terminal():

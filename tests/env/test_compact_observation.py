@@ -5,6 +5,7 @@ import pickle
 import numpy as np
 import pytest
 
+from nivel_env import native
 from nivel_env.cards import list_decks, load_deck
 from nivel_env.engine import new_game
 from nivel_env.env import raw_env
@@ -74,10 +75,13 @@ def test_compact_shows_exactly_what_the_full_layout_shows():
 def test_zone_lists_hold_the_latest_cards_in_zone_order():
     g, _ = next(_positions(seeds=(3,)))
     enc = CompactEncoder(g.db)
-    g = g.clone()
+    # edited in place below, so a Python game (a native game's lists are read-only)
+    g = g.python_game() if g.backend == "native" else g.clone()
     cards = list(g.deck[0][:5])
     g.trash[0].extend(cards)
     obs = enc.encode(g, 0)
+    if native.available():                     # the core, given the same state, agrees
+        assert np.array_equal(enc.encode(native.from_python(g), 0), obs)
     rows = [c + 1 for c in (g.defs[i] for i in g.trash[0])]
     trash = COMPACT.view(obs, "trash_index")
     assert trash[0, :len(rows)].tolist() == rows and not trash[0, len(rows):].any()
@@ -121,6 +125,7 @@ def test_hidden_information_holds_in_the_compact_layout(all_decks):
 
 
 def test_hidden_check_catches_a_compact_leak(all_decks, monkeypatch):
+    monkeypatch.setenv("NIVEL_BACKEND", "python")           # the leak is planted in Python
     real = CompactEncoder._write_cards
 
     def leaky(self, g, p, rows, rowof):
