@@ -180,6 +180,29 @@ def test_workers_share_the_games_and_sum_to_the_same_run(small):
         D.differential_errors(2, backends=("python", "python"), pools=small, workers=2)
 
 
+@pytest.mark.parametrize("backend", ["python", "native"])
+def test_a_state_difference_between_engine_games_is_named_even_of_type_only(backend):
+    """The engines' own games are compared on their raw fields first (a cheap exact
+    test); a difference, even 1 for True, still comes out named."""
+    if backend == "native":
+        pytest.importorskip("nivel_env.native._core")
+    names = list_decks()
+    g = new_game(load_deck(names[0]), load_deck(names[1]), seed=3, backend="python")
+    for i in range(30):
+        g.apply_action(g.legal_actions()[i % len(g.legal_actions())])
+    h = g.clone()
+    assert D.game_difference(g, h, events_from=len(g.events)) is None
+    h.hand = [g.hand[0][::-1], g.hand[1]]
+    if backend == "native":
+        from nivel_env.native import from_python
+        h = from_python(h)
+        assert D.game_difference(g, from_python(g), events_from=0) is None
+    assert "hand" in D.game_difference(g, h, events_from=len(g.events))
+    t = g.clone()
+    t.awake = [int(x) for x in g.awake]            # the same numbers, not booleans
+    assert t.awake == g.awake and D.game_difference(g, t, events_from=len(g.events))
+
+
 def test_first_difference_names_the_key_path():
     a = {"hand": [[1], [5, 6, 7, 17]], "log": [{"kind": "draw", "card": "FI-02"}]}
     b = {"hand": [[1], [5, 6, 7, 23]], "log": [{"kind": "draw", "card": "FI-02"}]}
