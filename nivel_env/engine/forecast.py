@@ -174,7 +174,7 @@ def _after_paying(g, paid: tuple):
     (by effect, keywords._trash_paid) -- a copy; ``g`` itself is left alone."""
     if not paid:
         return g
-    h = g.clone()
+    h = g.python_game()                  # edited below with the engine's own moves
     for iid in paid:
         trash_from_field(h, iid, by_effect=True)
     ensure(h)

@@ -51,11 +51,10 @@ def determinize(g, player: int, seed: int, opponent=None):
     cards)`` given only ``opponent_view(g, player)`` (and a generator state): it returns
     ``view.hidden`` card indices, so the world depends on nothing ``player`` cannot see
     (``agents.worlds`` has the priors a search uses, docs/rulings.md R24)."""
-    h = g.clone()
     state = seed_state(seed)
-    defs = list(h.defs)
+    defs = list(g.defs)
     seen = seen_candidates(g, player)
-    for k, iids in enumerate(hidden_groups(h, player)):
+    for k, iids in enumerate(hidden_groups(g, player)):
         iids = [i for i in iids if i not in seen]
         if k == 0 and opponent is not None:
             state, cards = opponent(opponent_view(g, player), state)
@@ -70,9 +69,9 @@ def determinize(g, player: int, seed: int, opponent=None):
         state = shuffle(state, cards)
         for i, d in zip(iids, cards):
             defs[i] = d
-    h.defs = tuple(defs)
-    state, h.rng = next_u64(state)
-    h.dirty, h._legal = True, None
+    state, rng = next_u64(state)
+    h = g.clone()
+    h.set_deal(tuple(defs), rng)
     return h
 
 
@@ -125,20 +124,18 @@ def substitute(g, player: int, seed: int, own_deck: bool = True, keep=(),
     player knows their own deck list, so an agent may use it (docs/rulings.md R24).
     Instances in ``keep`` keep their cards, and ``reseed=False`` keeps the game's generator:
     the narration check plays the same moves on in both games (``checks.hidden``)."""
-    h = g.clone()
     state = seed_state(seed)
     pool = [c.index for c in g.db.cards if c.type != "leader"]
-    defs = list(h.defs)
+    defs = list(g.defs)
     seen = seen_candidates(g, player) | set(keep)
-    for group in hidden_groups(h, player)[:None if own_deck else 1]:
+    for group in hidden_groups(g, player)[:None if own_deck else 1]:
         for i in group:
             if i not in seen:
                 state, r = next_u64(state)
                 defs[i] = pool[r % len(pool)]
-    h.defs = tuple(defs)
-    if reseed:
-        state, h.rng = next_u64(state)
-    h.dirty, h._legal = True, None
+    rng = next_u64(state)[1] if reseed else g.rng
+    h = g.clone()
+    h.set_deal(tuple(defs), rng)
     return h
 
 

@@ -151,6 +151,18 @@ class Game:
         g._legal = self._legal
         return g
 
+    def python_game(self) -> "Game":
+        """A Python ``Game`` in this exact state, its own copy: what code that edits a
+        position with the engine's own functions (a forecast's what-if) works on, whichever
+        engine ``self`` is (``NativeGame.python_game`` is the same)."""
+        return self.clone()
+
+    def set_deal(self, defs: tuple, rng: int) -> None:
+        """Put other cards behind the instances and another generator state, every place
+        kept (``hidden.determinize``'s world): derived stats and legality go stale."""
+        self.defs, self.rng = defs, rng
+        self.dirty, self._legal = True, None
+
     @property
     def decision_name(self) -> str | None:
         """The pending decision's kind by name (``const.DECISION_NAMES``), None when over;

@@ -219,6 +219,12 @@ class NativeGame:
         object.__setattr__(g, "_defs", self._defs)
         return g
 
+    def set_deal(self, defs: tuple, rng: int) -> None:
+        """As ``Game.set_deal``, in the core (the events and every place kept)."""
+        self._core.set_deal(defs, rng)
+        object.__setattr__(self, "_py", None)
+        object.__setattr__(self, "_defs", None)
+
     # the scalar fields hot loops read (a search reads ``result`` at every node), straight
     # from the core; every other field comes from the mirror (``__getattr__``)
     @property

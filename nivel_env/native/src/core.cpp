@@ -518,6 +518,18 @@ PYBIND11_MODULE(_core, m) {
       .def("legal_actions", [](Core& c) { return c.legal(); })
       .def("apply", &Core::apply)
       .def("surrender", [](Core& c, int p) { surrender(c.g, p); })
+      // engine.hidden.determinize: the cards behind the instances and the generator
+      // redrawn, every place kept (Game.set_deal); derived stats and legality are stale
+      .def("set_deal", [](Core& c, const IV& defs, uint64_t rng) {
+        if (defs.size() != N_IID) throw py::value_error("set_deal: expected 82 card indices");
+        for (int i = 0; i < N_IID; ++i)
+          if (defs[i] < 0 || defs[i] >= (int)c.g.prog->cards.size())
+            throw py::value_error("set_deal: card index out of range");
+        for (int i = 0; i < N_IID; ++i) c.g.defs[i] = defs[i];
+        c.g.rng = rng;
+        c.g.dirty = true;
+        c.g.legal_ok = false;
+      })
       .def("clone", [](const Core& c) { return new Core(c); }, py::return_value_policy::take_ownership)
       .def("fields", &Core::fields)
       .def("events", &Core::events, py::arg("start") = 0)
