@@ -115,3 +115,18 @@ def test_any_bad_action_id_is_an_illegal_action_on_both_backends(action):
         with pytest.raises(IllegalActionError, match="not legal now"):
             g.apply_action(action)
         assert g.to_dict() == before
+
+
+def test_a_redrawn_deal_is_taken_in_place_and_checked():
+    from nivel_env.engine.hidden import determinize
+    g, h = _played("python"), _played("native")
+    for seed in range(5):
+        a, b = determinize(g, 0, seed), determinize(h, 0, seed)
+        assert type(b) is NativeGame and a.to_dict() == b.to_dict()
+        assert a.legal_actions() == b.legal_actions()
+    assert h.to_dict() == g.to_dict()                        # the original is untouched
+    with pytest.raises(ValueError, match="set_deal: expected 82"):
+        h.set_deal((0, 1), 5)
+    with pytest.raises(ValueError, match="set_deal: card index out of range"):
+        h.set_deal((10 ** 6,) * 82, 5)
+    assert h.to_dict() == g.to_dict()
