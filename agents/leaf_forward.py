@@ -1,0 +1,156 @@
+"""A search's forward for its leaves: the pointer policy's logits and the value head's
+values, the same floats as ``value.value_features`` and the head give, for less work.
+
+A search (``agents.search``) evaluates a few dozen positions per forward, dozens of times a
+move, and its moves must not change with how the forward is computed: every float here is
+the one the modules give, bit for bit (``tests/players/test_search.py`` compares them).
+What is saved:
+
+* the card layer runs on the card rows that hold a card only (about a quarter of the 51):
+  the old forward multiplied every row's output by the row's presence flag (column 0:
+  0 or 1), so an empty row is 0 whatever was computed for it.  A present row gets the same
+  operations in the same order -- the matrix product (``mm``, then the bias added, as
+  ``nn.Linear`` does for a strided 3-D input), the row's position embedding, its slot
+  facts, the ReLU, the presence flag -- and a matrix product's row does not depend on the
+  other rows it is computed with (MKL, one thread; the test holds it to that on real
+  batches);
+* the layout's block offsets are looked up once, not at every forward;
+* ``torch.inference_mode`` instead of ``no_grad`` (no autograd bookkeeping at all).
+
+Everything else -- the slot facts' layers, the zones, the known hand, the trunk, the row
+keys, the pointer head and the value head -- is the policy's own modules called on the
+same tensors as before.  Networks of any other shape (``PointerExtractor`` with separate
+actor and critic extractors, the compact or the plain MLP networks) take
+``value_features`` unchanged.
+"""
+from __future__ import annotations
+
+import numpy as np
+import torch as th
+from torch import nn
+
+from nivel_env.env import layout as E
+from nivel_env.env.layout import CARD_ROWS, LAYOUT
+
+from .network import PointerExtractor, PointerHead
+from .value import value_features
+
+
+def _slice(name: str) -> tuple[int, int, tuple]:
+    b = LAYOUT.block(name)
+    return b.offset, b.offset + b.size, tuple(b.shape)
+
+
+class LeafForward:
+    """``forward(obs)`` -> (logits, values) as numpy float32 arrays, for a batch of
+    observations ``obs`` (a float32 tensor, one row per position; rows may be longer than
+    the ``n_obs`` the network reads).  ``value``: the search's value head (called on the
+    critic's features), or None for the policy's own critic."""
+
+    def __init__(self, net, value=None):
+        self.net, self.value = net, value
+        fx = net.features_extractor
+        self.fast = (type(fx) is PointerExtractor and net.share_features_extractor
+                     and isinstance(net.action_net, PointerHead)
+                     and isinstance(net.mlp_extractor.policy_net, nn.Sequential)
+                     and len(net.mlp_extractor.policy_net) == 0
+                     and isinstance(net.mlp_extractor.value_net, nn.Sequential)
+                     and len(net.mlp_extractor.value_net) == 0
+                     and fx.rows.blocks["cards"] == ("cards",)
+                     and fx.rows.blocks["zones"] == ("zones",)
+                     and fx.rows.blocks["known"] == ("opponent_known_hand",))
+        self.n_obs = int(net.observation_space.shape[0])
+        if not self.fast:
+            return
+        self.fx = fx
+        self.cards = _slice("cards")
+        self.zones = _slice("zones")
+        self.known = _slice("opponent_known_hand")
+        self.hand = _slice("hand_slots")
+        self.cand = _slice("candidate_slots")
+        self.lane_values = _slice("field_values")
+        self.lane_flags = _slice("field_flags")
+
+    def __call__(self, obs: th.Tensor):
+        net = self.net
+        with th.inference_mode():
+            if self.fast:
+                features = self._features(obs)
+            else:
+                features = net.extract_features(obs[:, :self.n_obs].contiguous())
+            if not self.fast:
+                logits, latent_vf = _heads(net, features)
+            else:
+                logits, latent_vf = net.action_net(features), features
+            head = self.value if self.value is not None else net.value_net
+            values = head(latent_vf.float().cpu() if self.value is not None else latent_vf)
+        return logits.float().cpu().numpy(), values.float().cpu().numpy().reshape(-1)
+
+    @staticmethod
+    def _view(obs, part):
+        lo, hi, shape = part
+        return obs[:, lo:hi].reshape((obs.shape[0],) + shape)
+
+    def _features(self, obs: th.Tensor) -> th.Tensor:
+        """``PointerExtractor.forward`` with the card layer on the present rows only."""
+        fx, view = self.fx, self._view
+        b = obs.shape[0]
+        cards = view(obs, self.cards)                       # (b, rows, width), strided
+        present = cards[:, :, :1]
+        mask = present[:, :, 0] != 0
+        hand = view(obs, self.hand)
+        cand = view(obs, self.cand)
+        lanes = th.cat([view(obs, self.lane_values), view(obs, self.lane_flags)], dim=2)
+        zeros = obs.new_zeros
+        extra = th.cat([zeros((b, E.ROW_UNITS, fx.card.out_features)),
+                        fx.lane_extra(lanes),
+                        zeros((b, E.ROW_HAND - E.ROW_ITEMS, fx.card.out_features)),
+                        fx.hand_extra(hand),
+                        zeros((b, E.ROW_CANDS - E.ROW_REFS, fx.card.out_features)),
+                        fx.cand_extra(cand)], dim=1)
+        # the present rows: mm, bias, position, slot facts, ReLU, presence -- in that order
+        x = th.mm(cards[mask], fx.card.weight.t())
+        x.add_(fx.card.bias)
+        x = x + fx.position[fx.place].expand(b, CARD_ROWS, -1)[mask]
+        x = th.relu(x + extra[mask]) * present[mask]
+        e = zeros((b, CARD_ROWS, fx.card.out_features))
+        e[mask] = x
+        fixed = th.cat([e[:, :E.ROW_ITEMS], e[:, E.ROW_REFS:E.ROW_CANDS]], dim=1)
+        half = E.ITEM_ROWS * 3
+        sets = [e[:, E.ROW_ITEMS:E.ROW_ITEMS + half], e[:, E.ROW_ITEMS + half:E.ROW_HAND],
+                e[:, E.ROW_HAND:E.ROW_REFS], e[:, E.ROW_CANDS:]]
+        parts = [obs[:, :fx.glob], fixed.reshape(b, -1)]
+        for s in sets:
+            parts += [s.sum(dim=1), s.amax(dim=1)]
+        parts.append(fx.zone(view(obs, self.zones)).reshape(b, -1))
+        if fx.reads_known:
+            known = view(obs, self.known)
+            k = th.relu(fx.card(known)) * known[:, :, :1]
+            parts.append(k.sum(dim=1))
+        trunk = fx.trunk(th.cat(parts, dim=1))
+        keys = th.relu(fx.key_rows(e) + fx.key_context(trunk).unsqueeze(1))
+        return th.cat([trunk, keys.reshape(b, -1)], dim=1)
+
+
+def _heads(net, features):
+    """(logits, the critic's latent) from extracted features, as ``value_features``."""
+    if net.share_features_extractor:
+        latent_pi, latent_vf = net.mlp_extractor(features)
+    else:
+        latent_pi = net.mlp_extractor.forward_actor(features[0])
+        latent_vf = net.mlp_extractor.forward_critic(features[1])
+    return net.action_net(latent_pi), latent_vf
+
+
+def reference_forward(net, value, obs: np.ndarray):
+    """The forward a search made before ``LeafForward``: ``value_features`` and the head
+    under ``no_grad`` on a contiguous copy of the network's prefix (for comparisons)."""
+    with th.no_grad():
+        logits, latent_vf = value_features(net, th.as_tensor(
+            np.ascontiguousarray(obs[:, :int(net.observation_space.shape[0])])))
+        head = value if value is not None else net.value_net
+        values = head(latent_vf.float().cpu() if value is not None else latent_vf)
+    return logits.float().cpu().numpy(), values.float().cpu().numpy().reshape(-1)
+
+
+__all__ = ["LeafForward", "reference_forward"]
