@@ -128,7 +128,11 @@ class LeafForward:
             k = th.relu(fx.card(known)) * known[:, :, :1]
             parts.append(k.sum(dim=1))
         trunk = fx.trunk(th.cat(parts, dim=1))
-        keys = th.relu(fx.key_rows(e) + fx.key_context(trunk).unsqueeze(1))
+        # the row keys: an empty row's is the bias (a product with a row of zeros adds
+        # nothing to it), a present row's its own row of the product
+        rows = fx.key_rows.bias.expand(b, CARD_ROWS, -1).clone()
+        rows[mask] = th.addmm(fx.key_rows.bias, x, fx.key_rows.weight.t())
+        keys = th.relu(rows + fx.key_context(trunk).unsqueeze(1))
         return th.cat([trunk, keys.reshape(b, -1)], dim=1)
 
 

@@ -103,6 +103,26 @@ def _advance(g, action: int):
     return h, None
 
 
+def leaf_priors(logits: np.ndarray, legal: list, temperature: float) -> list:
+    """Each row's prior over its legal moves: the softmax of ``logits[j][legal[j]]`` at
+    ``temperature``, as lists of floats.  Computed for the whole batch at once with the
+    float32 operations each row would get alone -- the division, the row's max taken off,
+    ``exp`` (elementwise: the same bits on any slice), the row's own ``sum`` (numpy's
+    ``add.reduceat`` adds in another order, and its bits differ) and the division by it
+    -- so the same bits as row by row."""
+    sizes = [len(x) for x in legal]
+    n = len(sizes)
+    cols = np.fromiter(itertools.chain.from_iterable(legal), dtype=np.intp, count=sum(sizes))
+    starts = np.zeros(n, dtype=np.intp)
+    np.cumsum(sizes[:-1], out=starts[1:])
+    z = logits[np.repeat(np.arange(n), sizes), cols] / temperature
+    e = np.exp(z - np.repeat(np.maximum.reduceat(z, starts), sizes))
+    total = np.array([e[a:a + k].sum() for a, k in zip(starts.tolist(), sizes)],
+                     dtype=e.dtype)
+    flat = (e / np.repeat(total, sizes)).tolist()
+    return [flat[a:a + k] for a, k in zip(starts.tolist(), sizes)]
+
+
 class SearchAgent:
     """Determinized PUCT over sampled worlds (see the module docstring).
 
@@ -341,36 +361,16 @@ class SearchAgent:
         return len(sims)
 
     def _expand(self, todo) -> None:
-        """Priors and values for ``todo`` ([(world, leaf)]) from one batched forward.
-
-        The priors are the softmax of the legal moves' logits at ``prior_temperature``,
-        computed for the whole batch at once with the same float32 operations each leaf
-        had alone (the division, the max taken off, ``exp``, each leaf's own ``sum``), so
-        the same bits."""
+        """Priors and values for ``todo`` ([(world, leaf)]) from one batched forward."""
         started = self.clock()
-        n = len(todo)
         obs = self._encode(todo)
         logits, v = self._evaluate(obs)
-        legal = [leaf.legal for _, leaf in todo]
-        sizes = [len(x) for x in legal]
-        cols = np.fromiter(itertools.chain.from_iterable(legal), dtype=np.intp,
-                           count=sum(sizes))
-        rows = np.repeat(np.arange(n), sizes)
-        starts = np.zeros(n, dtype=np.intp)
-        np.cumsum(sizes[:-1], out=starts[1:])
-        z = logits[rows, cols] / self.prior_temperature
-        e = np.exp(z - np.repeat(np.maximum.reduceat(z, starts), sizes))
-        total = np.array([e[a:a + k].sum() for a, k in zip(starts.tolist(), sizes)],
-                         dtype=np.float32)
-        prior = (e / np.repeat(total, sizes)).tolist()
+        priors = leaf_priors(logits, [leaf.legal for _, leaf in todo], self.prior_temperature)
         v = np.where(v > -1.0, v, np.float32(-1.0))           # min(1, max(-1, v)), as floats
         values = np.where(v < 1.0, v, np.float32(1.0)).tolist()
-        a = 0
-        for j, (_, leaf) in enumerate(todo):
-            k = sizes[j]
-            leaf.prior = prior[a:a + k]
-            a += k
-            leaf.value = values[j]                            # the chooser's side
+        for (_, leaf), prior, value in zip(todo, priors, values):
+            leaf.prior = prior
+            leaf.value = value                                # the chooser's side
             leaf.expanded, leaf.pending = True, False
         self._reserve = max(self._reserve, self.clock() - started)
 
