@@ -202,6 +202,13 @@ class SearchAgent:
     def reset(self) -> None:
         pass
 
+    def __getstate__(self) -> dict:
+        """Pickled without what a move rebuilds: the native encoder (a core object), the
+        leaves' buffer and the forward (a pool member is pickled to its worker)."""
+        state = dict(self.__dict__)
+        state.update(_native=None, _buffer=None, _forward=None)
+        return state
+
     def act(self, observation, action_mask) -> int:
         raise TypeError("SearchAgent searches the game itself: call act_state(game) (the "
                         "arena, the environments' opponents, play and evaluate.py do)")

@@ -435,3 +435,18 @@ def test_leaf_priors_are_each_rows_own_softmax():
             z = logits[j][legal[j]] / 8.0
             p = np.exp(z - z.max())
             assert got[j] == (p / p.sum()).tolist()
+
+
+def test_a_search_pickles_after_a_move_and_plays_the_same():
+    """A pool member is pickled to its worker: a search that has moved (its native encoder,
+    buffer and forward made) pickles, and the copy plays what the original plays."""
+    import pickle
+    g = positions(1, seed=70)[0]
+    if pytest.importorskip("nivel_env.native").available():
+        from nivel_env.native.game import NativeGame
+        g = NativeGame.from_dict(g.to_dict())
+    s = load_opponent("nv2-search:simulations=16", seed=4)
+    s.act_state(g)
+    copy = pickle.loads(pickle.dumps(s))
+    assert copy.act_state(g) == s.act_state(g)
+    assert copy.last_stats["visits"] == s.last_stats["visits"]
