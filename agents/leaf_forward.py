@@ -70,51 +70,86 @@ class LeafForward:
         self.cand = _slice("candidate_slots")
         self.lane_values = _slice("field_values")
         self.lane_flags = _slice("field_flags")
+        self._facts: dict = {}                    # batch size -> _facts_of's table
 
     def __call__(self, obs: th.Tensor):
         net = self.net
         with th.inference_mode():
             if self.fast:
-                features = self._features(obs)
+                trunk, keys = self._features(obs)
+                logits = self._pointer(trunk, keys)
+                latent_vf = trunk if self._value_reads(trunk.shape[1]) else \
+                    th.cat([trunk, keys.reshape(trunk.shape[0], -1)], dim=1)
             else:
-                features = net.extract_features(obs[:, :self.n_obs].contiguous())
-            if not self.fast:
-                logits, latent_vf = _heads(net, features)
-            else:
-                logits, latent_vf = net.action_net(features), features
+                logits, latent_vf = _heads(net, net.extract_features(
+                    obs[:, :self.n_obs].contiguous()))
             head = self.value if self.value is not None else net.value_net
             values = head(latent_vf.float().cpu() if self.value is not None else latent_vf)
         return logits.float().cpu().numpy(), values.float().cpu().numpy().reshape(-1)
+
+    def _value_reads(self, width: int) -> bool:
+        """Whether the value reads only the trunk's ``width`` columns of the features
+        (the value head's ``width``, the policy critic's trunk)."""
+        head = self.value if self.value is not None else self.net.value_net
+        reads = getattr(head, "width", getattr(head, "trunk_dim", None))
+        return isinstance(reads, int) and reads <= width
+
+    def _pointer(self, trunk: th.Tensor, keys: th.Tensor) -> th.Tensor:
+        """``PointerHead.forward`` from the trunk and the row keys as they are made (the
+        head sliced them back out of one features tensor)."""
+        h = self.net.action_net
+        b = trunk.shape[0]
+        q = h.query(trunk).reshape(b, h.n_types, h.key_dim)
+        s = th.bmm(q, keys.transpose(1, 2)).reshape(b, -1) / h.key_dim ** 0.5
+        s = th.cat([s, s.new_zeros(b, 1)], dim=1)
+        return h.base(trunk) + s.index_select(1, h.index[0]) + s.index_select(1, h.index[1])
+
+    def _facts_of(self, b: int) -> th.Tensor:
+        """For a batch of ``b``: each (image, row)'s row in ``_features``' slot facts --
+        0 for a row without any (a zero row), else its row of the lane, hand or candidate
+        layer's output (images one after the other within each)."""
+        if b not in self._facts:
+            out = np.zeros((b, CARD_ROWS), dtype=np.int64)
+            i = np.arange(b)[:, None]
+            start = 1
+            for first, n in ((E.ROW_UNITS, E.ROW_ITEMS - E.ROW_UNITS),
+                             (E.ROW_HAND, E.HAND_ROWS), (E.ROW_CANDS, E.CANDIDATE_ROWS)):
+                out[:, first:first + n] = start + i * n + np.arange(n)
+                start += b * n
+            self._facts[b] = th.from_numpy(out.reshape(-1))
+        return self._facts[b]
 
     @staticmethod
     def _view(obs, part):
         lo, hi, shape = part
         return obs[:, lo:hi].reshape((obs.shape[0],) + shape)
 
-    def _features(self, obs: th.Tensor) -> th.Tensor:
-        """``PointerExtractor.forward`` with the card layer on the present rows only."""
+    def _features(self, obs: th.Tensor) -> tuple:
+        """``PointerExtractor.forward`` with the card layer on the present rows only: its
+        trunk and row keys, (b, trunk) and (b, rows, key)."""
         fx, view = self.fx, self._view
         b = obs.shape[0]
+        d = fx.card.out_features
         cards = view(obs, self.cards)                       # (b, rows, width), strided
-        present = cards[:, :, :1]
-        mask = present[:, :, 0] != 0
-        hand = view(obs, self.hand)
-        cand = view(obs, self.cand)
-        lanes = th.cat([view(obs, self.lane_values), view(obs, self.lane_flags)], dim=2)
-        zeros = obs.new_zeros
-        extra = th.cat([zeros((b, E.ROW_UNITS, fx.card.out_features)),
-                        fx.lane_extra(lanes),
-                        zeros((b, E.ROW_HAND - E.ROW_ITEMS, fx.card.out_features)),
-                        fx.hand_extra(hand),
-                        zeros((b, E.ROW_CANDS - E.ROW_REFS, fx.card.out_features)),
-                        fx.cand_extra(cand)], dim=1)
+        at = (cards[:, :, 0] != 0).nonzero()                # the present rows: (image, row)
+        image, row = at[:, 0], at[:, 1]
+        flat = image * CARD_ROWS + row
+        present = cards[image, row]                         # their card rows, contiguous
+        # their slot facts: 0 (added as the old forward added its zero blocks) or a row of
+        # the lane / hand / candidate layers, gathered through a table made once per size
+        facts = th.cat([obs.new_zeros((1, d)),
+                        fx.lane_extra(th.cat([view(obs, self.lane_values),
+                                              view(obs, self.lane_flags)], dim=2)
+                                      ).reshape(-1, d),
+                        fx.hand_extra(view(obs, self.hand)).reshape(-1, d),
+                        fx.cand_extra(view(obs, self.cand)).reshape(-1, d)])
         # the present rows: mm, bias, position, slot facts, ReLU, presence -- in that order
-        x = th.mm(cards[mask], fx.card.weight.t())
+        x = th.mm(present, fx.card.weight.t())
         x.add_(fx.card.bias)
-        x = x + fx.position[fx.place].expand(b, CARD_ROWS, -1)[mask]
-        x = th.relu(x + extra[mask]) * present[mask]
-        e = zeros((b, CARD_ROWS, fx.card.out_features))
-        e[mask] = x
+        x = x + fx.position[fx.place].index_select(0, row)
+        x = th.relu(x + facts.index_select(0, self._facts_of(b).index_select(0, flat))) \
+            * present[:, :1]
+        e = obs.new_zeros((b * CARD_ROWS, d)).index_copy_(0, flat, x).view(b, CARD_ROWS, d)
         fixed = th.cat([e[:, :E.ROW_ITEMS], e[:, E.ROW_REFS:E.ROW_CANDS]], dim=1)
         half = E.ITEM_ROWS * 3
         sets = [e[:, E.ROW_ITEMS:E.ROW_ITEMS + half], e[:, E.ROW_ITEMS + half:E.ROW_HAND],
@@ -130,10 +165,10 @@ class LeafForward:
         trunk = fx.trunk(th.cat(parts, dim=1))
         # the row keys: an empty row's is the bias (a product with a row of zeros adds
         # nothing to it), a present row's its own row of the product
-        rows = fx.key_rows.bias.expand(b, CARD_ROWS, -1).clone()
-        rows[mask] = th.addmm(fx.key_rows.bias, x, fx.key_rows.weight.t())
-        keys = th.relu(rows + fx.key_context(trunk).unsqueeze(1))
-        return th.cat([trunk, keys.reshape(b, -1)], dim=1)
+        rows = fx.key_rows.bias.expand(b * CARD_ROWS, -1).clone().index_copy_(
+            0, flat, th.addmm(fx.key_rows.bias, x, fx.key_rows.weight.t()))
+        keys = th.relu(rows.view(b, CARD_ROWS, -1) + fx.key_context(trunk).unsqueeze(1))
+        return trunk, keys
 
 
 def _heads(net, features):

@@ -40,6 +40,14 @@ waits for its value holds a virtual loss, so the next pick in the same tree goes
 elsewhere) and evaluates them in one batched forward of the network: a forward for one
 position costs nearly what one for sixteen does.
 
+What a move costs, and what is done about it without changing a single float (the moves
+are the plain search's, ``tests/players/test_search.py``; ``benchmarks/native_search.py``
+compares moves, visits and time with the previous version): the forwards
+(``agents.leaf_forward``: the card layer on the rows that hold a card), the tree (one
+selection loop in ``_wave``, no call per node; children by move index; a node's result
+read once), the priors (``leaf_priors``, the softmax of a whole wave at once), the
+observations (into a reused buffer) and the worlds (``agents.worlds``).
+
 The leaf value: PPO's critic estimates the policy's return against its training pool,
 which flatters whichever seat it is asked about; ``agents.value_fit`` fits a head over the
 same features to how self-play games of the policy end, and the shipped ``nv2-search``
@@ -188,8 +196,7 @@ class SearchAgent:
             raise ValueError(f"SearchAgent: {e}") from None
         self._prior: tuple | None = None          # (card pool, prior) built on first use
         self.rng = np.random.default_rng(seed)
-        self._encoders: list = []                 # a Python game's: one per world
-        self._native = None                       # a native game's: one (db, encoder)
+        self._encoders: list = []                 # one per world
         self._buffer: np.ndarray | None = None    # the leaves' observations, reused
         self._forward = None                      # LeafForward, made on first use
         self.threads = threads
@@ -203,10 +210,10 @@ class SearchAgent:
         pass
 
     def __getstate__(self) -> dict:
-        """Pickled without what a move rebuilds: the native encoder (a core object), the
-        leaves' buffer and the forward (a pool member is pickled to its worker)."""
+        """Pickled without what a move rebuilds: the leaves' buffer and the forward (a pool
+        member is pickled to its worker)."""
         state = dict(self.__dict__)
-        state.update(_native=None, _buffer=None, _forward=None)
+        state.update(_buffer=None, _forward=None)
         return state
 
     def act(self, observation, action_mask) -> int:
@@ -244,7 +251,8 @@ class SearchAgent:
             roots.append(_Node(determinize(game, me, int(s), opponent=prior)))
             if self._late():
                 break                                          # at least one world
-        self._use_encoders(game, len(roots))
+        while len(self._encoders) < len(roots):
+            self._encoders.append(Encoder(game.db))
         per_world = max(1, self.simulations // self.worlds)
         per_wave = max(1, self.batch // self.worlds)
         self._expand(list(enumerate(roots)))   # every root in one forward: simulation one
@@ -274,23 +282,6 @@ class SearchAgent:
                            "ms": (self.clock() - t0) * 1000, "capped": capped,
                            "visits": dict(zip(map(int, legal), visits.tolist()))}
         return int(legal[choice])
-
-    def _use_encoders(self, game, worlds: int) -> None:
-        """The encoders for ``game``'s worlds: the core's for a native game (its card
-        pool's), else a Python ``Encoder`` per world."""
-        if getattr(game, "backend", "python") == "native":
-            if self._native is None or self._native[0] is not game.db:
-                from nivel_env.native.encoder import NativeEncoder
-                self._native = (game.db, NativeEncoder(Encoder(game.db)))
-            size = self._native[1].size
-        else:
-            self._native = None
-            while len(self._encoders) < worlds:
-                self._encoders.append(Encoder(game.db))
-            size = self.n_obs
-        if self._buffer is not None and self._buffer.shape[1] != size:
-            self._buffer = None
-        self._obs_size = size
 
     def _late(self) -> bool:
         """Whether this move's time is up, keeping back the longest forward so far (the
@@ -382,23 +373,17 @@ class SearchAgent:
         self._reserve = max(self._reserve, self.clock() - started)
 
     def _encode(self, todo):
-        """The leaves' observations, one row each, in this move's reused buffer: a native
-        game is written straight into its row by the core's encoder (every value of the
-        row, so an earlier leaf's values never show); a Python game through the world's
-        ``Encoder`` (which keeps what did not change between its calls) and copied."""
-        n = len(todo)
+        """The leaves' observations, one row each, in this agent's reused buffer (the
+        prefix the network reads of each world's ``Encoder``'s vector; a native game's is
+        written by the core's encoder)."""
+        n, size = len(todo), self.n_obs
         buf = self._buffer
         if buf is None or buf.shape[0] < n:
-            buf = self._buffer = np.empty((max(n, self.batch, self.worlds), self._obs_size),
+            buf = self._buffer = np.empty((max(n, self.batch, self.worlds), size),
                                           dtype=np.float32)
-        if self._native is not None:
-            native = self._native[1]
-            for j, (w, leaf) in enumerate(todo):
-                native.encode(leaf.g, leaf.player, buf[j], leaf.legal)
-        else:
-            for j, (w, leaf) in enumerate(todo):
-                buf[j, :self.n_obs] = self._encoders[w].encode(leaf.g, leaf.player,
-                                                               leaf.legal)[:self.n_obs]
+        encoders = self._encoders
+        for j, (w, leaf) in enumerate(todo):
+            buf[j] = encoders[w].encode(leaf.g, leaf.player, leaf.legal)[:size]
         return buf[:n]
 
     def _evaluate(self, obs: np.ndarray):

@@ -438,7 +438,7 @@ def test_leaf_priors_are_each_rows_own_softmax():
 
 
 def test_a_search_pickles_after_a_move_and_plays_the_same():
-    """A pool member is pickled to its worker: a search that has moved (its native encoder,
+    """A pool member is pickled to its worker: a search that has moved (its encoders,
     buffer and forward made) pickles, and the copy plays what the original plays."""
     import pickle
     g = positions(1, seed=70)[0]
