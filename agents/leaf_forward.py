@@ -14,14 +14,20 @@ What is saved:
   facts, the ReLU, the presence flag -- and a matrix product's row does not depend on the
   other rows it is computed with (MKL, one thread; the test holds it to that on real
   batches);
+* the row keys (a layer over every row's output) likewise: an empty row's output is 0,
+  so its key is the layer's bias (a product with a row of zeros adds nothing to it); a
+  present row's is its row of the same ``addmm``;
+* the slot facts are gathered for the present rows through a table, not laid out in a
+  zero-padded block (a fact-less row still gets the 0 added that the block held);
+* the trunk and the row keys go to the pointer head (``PointerHead.forward``'s operations)
+  and the value head as they are made, not joined into one tensor and sliced back out;
 * the layout's block offsets are looked up once, not at every forward;
 * ``torch.inference_mode`` instead of ``no_grad`` (no autograd bookkeeping at all).
 
-Everything else -- the slot facts' layers, the zones, the known hand, the trunk, the row
-keys, the pointer head and the value head -- is the policy's own modules called on the
-same tensors as before.  Networks of any other shape (``PointerExtractor`` with separate
-actor and critic extractors, the compact or the plain MLP networks) take
-``value_features`` unchanged.
+Everything else -- the slot facts' layers, the zones, the known hand, the trunk, the
+value head -- is the policy's own modules called on the same tensors as before.  Networks
+of any other shape (``PointerExtractor`` with separate actor and critic extractors, the
+compact or the plain MLP networks) take ``value_features`` unchanged.
 """
 from __future__ import annotations
 
@@ -74,15 +80,17 @@ class LeafForward:
 
     def __call__(self, obs: th.Tensor):
         net = self.net
+        device = net.device
+        fast = self.fast and device.type == "cpu"       # the tables live on the CPU
         with th.inference_mode():
-            if self.fast:
+            if fast:
                 trunk, keys = self._features(obs)
                 logits = self._pointer(trunk, keys)
                 latent_vf = trunk if self._value_reads(trunk.shape[1]) else \
                     th.cat([trunk, keys.reshape(trunk.shape[0], -1)], dim=1)
             else:
                 logits, latent_vf = _heads(net, net.extract_features(
-                    obs[:, :self.n_obs].contiguous()))
+                    obs[:, :self.n_obs].contiguous().to(device)))
             head = self.value if self.value is not None else net.value_net
             values = head(latent_vf.float().cpu() if self.value is not None else latent_vf)
         return logits.float().cpu().numpy(), values.float().cpu().numpy().reshape(-1)

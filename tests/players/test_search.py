@@ -372,22 +372,27 @@ class ReferenceSearch(SearchAgent):
             leaf.expanded, leaf.pending = True, False
 
 
-@pytest.mark.parametrize("backend", ["python", "native"])
-def test_the_search_visits_what_the_plain_search_visits(backend):
-    """The shipped search (nv2-search-deep's network, value head and settings, at a
-    smaller budget) against ``ReferenceSearch``: the same root visit counts, so the same
-    moves, on either engine."""
+@pytest.mark.parametrize("backend,policy", [("python", "nv2-ppo"), ("native", "nv2-ppo"),
+                                            ("python", "nv1-ppo")])
+def test_the_search_visits_what_the_plain_search_visits(backend, policy):
+    """The shipped search against ``ReferenceSearch``: the same root visit counts, so the
+    same moves, on either engine -- nv2-search-deep's network, value head and settings at
+    a smaller budget (``LeafForward``'s own forward), and nv1-ppo with its critic (a
+    network it passes to ``value_features``)."""
     if backend == "native":
         pytest.importorskip("nivel_env.native._core")
     from nivel_env.native.game import NativeGame
-    deep = load_opponent("nv2-search-deep:simulations=128", seed=0)
-    settings = dict(simulations=128, worlds=4, batch=64, c_puct=deep.c_puct,
-                    prior_temperature=deep.prior_temperature)
+    if policy == "nv2-ppo":
+        deep = load_opponent("nv2-search-deep:simulations=128", seed=0)
+        net, value = deep.net, deep.value
+    else:
+        net, value = load_opponent(policy).policy, None
+    settings = dict(simulations=128, worlds=4, batch=64, c_puct=2.5, prior_temperature=8.0)
     for i, g in enumerate(positions(3, seed=50)):
         if backend == "native":
             g = NativeGame.from_dict(g.to_dict())
-        fast = SearchAgent(deep.net, value=deep.value, seed=i, **settings)
-        plain = ReferenceSearch(deep.net, value=deep.value, seed=i, **settings)
+        fast = SearchAgent(net, value=value, seed=i, **settings)
+        plain = ReferenceSearch(net, value=value, seed=i, **settings)
         assert fast.act_state(g) == plain.act_state(g)
         assert fast.last_stats["visits"] == plain.last_stats["visits"]
 
