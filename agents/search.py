@@ -392,10 +392,11 @@ class SearchAgent:
         import torch as th
         if self.threads is not None and th.get_num_threads() != self.threads:
             th.set_num_threads(self.threads)     # per OS thread: OpenMP keeps one each
-        if self._forward is None:
+        f = self._forward
+        if f is None or f.net is not self.net or f.value is not self.value:
             from .leaf_forward import LeafForward
-            self._forward = LeafForward(self.net, self.value)
-        return self._forward(th.from_numpy(obs))
+            f = self._forward = LeafForward(self.net, self.value)
+        return f(th.from_numpy(obs))
 
 
 __all__ = ["SearchAgent"]
