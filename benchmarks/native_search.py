@@ -2,10 +2,11 @@
 move, on the native engine.
 
 Positions: ``--games`` seeded games on the native backend (``new_game(...,
-backend="native")``), the shipped policy ``--pilot`` playing both seats (20% of its
-choices random, so the games differ), every ``--every``-th real decision (more than one
-legal move) kept until there are ``--positions``.  The deck pairs cycle through the
-bundled decks (``tournaments.arena.deals``).
+backend="native")``; ``--backend python``: the Python engine), the shipped policy
+``--pilot`` playing both seats (20% of its choices random, so the games differ), every
+``--every``-th real decision (more than one legal move) kept until there are
+``--positions``.  The deck pairs cycle through the bundled decks
+(``tournaments.arena.deals``).
 
 Reference: ``agents/search.py`` (and the ``agents/worlds.py`` and ``agents/value.py`` it
 imports) as they were at git revision ``--reference`` (default: the commit before the tree
@@ -23,6 +24,7 @@ move's time.
     python benchmarks/native_search.py                       # 60 positions, 3 rounds
     python benchmarks/native_search.py --positions 20 --rounds 1
     python benchmarks/native_search.py --agent nv2-search-deep:simulations=1024
+    python benchmarks/native_search.py --backend python --positions 20
 """
 from __future__ import annotations
 
@@ -66,8 +68,10 @@ def load_reference(rev: str):
     return out["search"].SearchAgent
 
 
-def positions(count: int, games: int, every: int, seed: int, pilot: str) -> list:
-    """``count`` native game states with a real choice, from seeded games of ``pilot``."""
+def positions(count: int, games: int, every: int, seed: int, pilot: str,
+              backend: str = "native") -> list:
+    """``count`` game states with a real choice, from seeded games of ``pilot`` on
+    ``backend``."""
     import numpy as np
 
     from agents import load_opponent
@@ -82,7 +86,7 @@ def positions(count: int, games: int, every: int, seed: int, pilot: str) -> list
     rng = np.random.default_rng(seed)
     out: list = []
     for d0, d1, s in deals(decks, games, seed):
-        g = new_game(d0, d1, seed=s, backend="native")
+        g = new_game(d0, d1, seed=s, backend=backend)
         real = 0
         while g.result is None and len(out) < count:
             legal = g.legal_actions()
@@ -114,8 +118,10 @@ def main(argv=None) -> int:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--no-reference", action="store_true", help="time the agent alone")
+    ap.add_argument("--backend", default="native", choices=("native", "python"),
+                    help="the engine the positions (and so the searches) run on")
     args = ap.parse_args(argv)
-    os.environ["NIVEL_BACKEND"] = "native"
+    os.environ["NIVEL_BACKEND"] = args.backend
     import numpy as np
     import torch
 
@@ -132,8 +138,9 @@ def main(argv=None) -> int:
         preset.update({k: type(preset.get(k, 0))(v) if k in preset else v
                        for k, v in settings.items()})
         agents = {"reference": Ref(new.net, value=new.value, **preset), "new": new}
-    pos = positions(args.positions, args.games, args.every, args.seed, args.pilot)
-    print(f"{len(pos)} positions from {args.pilot}'s games on the native engine; "
+    pos = positions(args.positions, args.games, args.every, args.seed, args.pilot,
+                    args.backend)
+    print(f"{len(pos)} positions from {args.pilot}'s games on the {args.backend} engine; "
           f"{args.agent}, torch threads {torch.get_num_threads()}")
     for a in agents.values():                        # warm both (first forward, caches)
         a.rng = np.random.default_rng(12345)
