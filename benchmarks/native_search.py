@@ -41,7 +41,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 #: the last commit with the node-object tree and the module-by-module forward
-REFERENCE = "b2e56cb"
+REFERENCE = "b2e56cb1e14ec76ff4b18152b99fd74418cb7707"
 
 
 def load_reference(rev: str):
