@@ -40,6 +40,14 @@ waits for its value holds a virtual loss, so the next pick in the same tree goes
 elsewhere) and evaluates them in one batched forward of the network: a forward for one
 position costs nearly what one for sixteen does.
 
+What a move costs, and what is done about it without changing a single float (the moves
+are the plain search's, ``tests/players/test_search.py``; ``benchmarks/native_search.py``
+compares moves, visits and time with the previous version): the forwards
+(``agents.leaf_forward``: the card layer on the rows that hold a card), the tree (one
+selection loop in ``_wave``, no call per node; children by move index; a node's result
+read once), the priors (``leaf_priors``, the softmax of a whole wave at once), the
+observations (into a reused buffer) and the worlds (``agents.worlds``).
+
 The leaf value: PPO's critic estimates the policy's return against its training pool,
 which flatters whichever seat it is asked about; ``agents.value_fit`` fits a head over the
 same features to how self-play games of the policy end, and the shipped ``nv2-search``
@@ -48,6 +56,7 @@ uses the one in ``agents/values/`` (docs/opponents.md has both measured).
 from __future__ import annotations
 
 import gc
+import itertools
 import math
 import time
 
@@ -62,36 +71,64 @@ from .worlds import check_deck_lists, deck_prior
 class _Node:
     """A decision inside one world: its state, who chooses, and per-move statistics
     (visit counts and value sums from the chooser's side), kept as Python lists: with a
-    handful of legal moves a Python loop beats numpy's per-call cost."""
+    handful of legal moves a Python loop beats numpy's per-call cost.  ``children[k]`` is
+    the node after move ``k`` (None until a descent first takes it); ``over`` is the
+    game's result, read once (a node's game never moves on: a child is a copy)."""
 
-    __slots__ = ("g", "player", "legal", "prior", "n", "w", "visits", "value_sum",
+    __slots__ = ("g", "over", "player", "legal", "prior", "n", "w", "visits", "value_sum",
                  "children", "expanded", "pending", "value")
 
-    def __init__(self, g):
+    def __init__(self, g, legal=None):
         self.g = g
-        over = g.result is not None
-        self.player = -1 if over else g.current_player
-        self.legal = [] if over else g.legal_actions()
+        self.over = g.result
+        if self.over is None:
+            self.player = g.current_player
+            self.legal = g.legal_actions() if legal is None else legal
+        else:
+            self.player, self.legal = -1, []
         self.prior: list = []
         self.n = 0                      # visits through this node
         self.w = 0.0                    # their value sum, from the chooser's side
-        self.visits = [0] * len(self.legal)
-        self.value_sum = [0.0] * len(self.legal)
-        self.children: dict = {}
+        k = len(self.legal)
+        self.visits = [0] * k
+        self.value_sum = [0.0] * k
+        self.children: list = [None] * k
         self.expanded = False
         self.pending = False            # waiting for the network in this wave
+        self.value = 0.0
 
 
 def _advance(g, action: int):
-    """A copy of ``g`` after ``action`` and every forced (single-option) move after it."""
+    """A copy of ``g`` after ``action`` and every forced (single-option) move after it,
+    and its legal moves (None once the game is over)."""
     h = g.clone()
     h.apply_action(action)
     while h.result is None:
         legal = h.legal_actions()
         if len(legal) != 1:
-            break
+            return h, legal
         h.apply_action(legal[0])
-    return h
+    return h, None
+
+
+def leaf_priors(logits: np.ndarray, legal: list, temperature: float) -> list:
+    """Each row's prior over its legal moves: the softmax of ``logits[j][legal[j]]`` at
+    ``temperature``, as lists of floats.  Computed for the whole batch at once with the
+    float32 operations each row would get alone -- the division, the row's max taken off,
+    ``exp`` (elementwise: the same bits on any slice), the row's own ``sum`` (numpy's
+    ``add.reduceat`` adds in another order, and its bits differ) and the division by it
+    -- so the same bits as row by row."""
+    sizes = [len(x) for x in legal]
+    n = len(sizes)
+    cols = np.fromiter(itertools.chain.from_iterable(legal), dtype=np.intp, count=sum(sizes))
+    starts = np.zeros(n, dtype=np.intp)
+    np.cumsum(sizes[:-1], out=starts[1:])
+    z = logits[np.repeat(np.arange(n), sizes), cols] / temperature
+    e = np.exp(z - np.repeat(np.maximum.reduceat(z, starts), sizes))
+    total = np.array([e[a:a + k].sum() for a, k in zip(starts.tolist(), sizes)],
+                     dtype=e.dtype)
+    flat = (e / np.repeat(total, sizes)).tolist()
+    return [flat[a:a + k] for a, k in zip(starts.tolist(), sizes)]
 
 
 class SearchAgent:
@@ -159,7 +196,9 @@ class SearchAgent:
             raise ValueError(f"SearchAgent: {e}") from None
         self._prior: tuple | None = None          # (card pool, prior) built on first use
         self.rng = np.random.default_rng(seed)
-        self._encoders: list = []
+        self._encoders: list = []                 # one per world
+        self._buffer: np.ndarray | None = None    # the leaves' observations, reused
+        self._forward = None                      # LeafForward, made on first use
         self.threads = threads
         #: the clock ``max_ms`` is measured on (seconds; tests give a fake one)
         self.clock = time.perf_counter
@@ -169,6 +208,13 @@ class SearchAgent:
 
     def reset(self) -> None:
         pass
+
+    def __getstate__(self) -> dict:
+        """Pickled without what a move rebuilds: the leaves' buffer and the forward (a pool
+        member is pickled to its worker)."""
+        state = dict(self.__dict__)
+        state.update(_buffer=None, _forward=None)
+        return state
 
     def act(self, observation, action_mask) -> int:
         raise TypeError("SearchAgent searches the game itself: call act_state(game) (the "
@@ -252,38 +298,47 @@ class SearchAgent:
             self._prior = (db, deck_prior(self.deck_lists, db))
         return self._prior[1]
 
-    def _descend(self, root):
-        """Select from ``root`` to a leaf, adding a virtual loss along the way (undone in
-        the back-up).  Returns the path [(node, move index)] and the leaf."""
-        path, node = [], root
-        while node.expanded and node.g.result is None:
-            k = self._select(node)
-            a = node.legal[k]
-            child = node.children.get(a)
-            if child is None:
-                child = node.children[a] = _Node(_advance(node.g, a))
-            path.append((node, k))
-            node.n += 1                                   # virtual loss: a visit valued -1
-            node.visits[k] += 1
-            node.value_sum[k] -= 1.0
-            node.w -= 1.0
-            node = child
-        return path, node
-
     def _wave(self, roots, per_world: int) -> int:
         """``per_world`` simulations in every world: select down each tree, evaluate the
         new leaves in one forward, back the values up.  When the move's time runs out
         (``_late``) the selection stops and what was selected is evaluated and backed up.
-        Returns the simulations made."""
+        Returns the simulations made.
+
+        A descent takes PUCT's pick at each node -- Q + c * P * sqrt(N) / (1 + n), an
+        unvisited move valued at the node's mean, the first of equal scores -- adding a
+        virtual loss along the way (a visit valued -1, replaced by the leaf's value in the
+        back-up).  It is written out in this one loop (no call per node): the tree's
+        Python is a third of a move."""
         sims, todo = [], []
+        c_puct, sqrt, late = self.c_puct, math.sqrt, self._late
+        timed = self._deadline is not None
         for w, root in enumerate(roots):
             for _ in range(per_world):
-                path, leaf = self._descend(root)
-                sims.append((path, leaf))
-                if leaf.g.result is None and not leaf.expanded and not leaf.pending:
-                    leaf.pending = True
-                    todo.append((w, leaf))
-                if self._late():
+                path, node = [], root
+                while node.expanded and node.over is None:
+                    n = node.n
+                    fpu = node.w / n if n else 0.0
+                    scale = c_puct * sqrt(n + 1)
+                    best, k, i = -1e30, 0, 0
+                    for vn, sv, p in zip(node.visits, node.value_sum, node.prior):
+                        score = (sv / vn if vn else fpu) + scale * p / (1 + vn)
+                        if score > best:
+                            best, k = score, i
+                        i += 1
+                    child = node.children[k]
+                    if child is None:
+                        child = node.children[k] = _Node(*_advance(node.g, node.legal[k]))
+                    path.append((node, k))
+                    node.n = n + 1                          # virtual loss: a visit valued -1
+                    node.visits[k] += 1
+                    node.value_sum[k] -= 1.0
+                    node.w -= 1.0
+                    node = child
+                sims.append((path, node))
+                if node.over is None and not node.expanded and not node.pending:
+                    node.pending = True
+                    todo.append((w, node))
+                if timed and late():
                     break
             else:
                 continue
@@ -291,8 +346,8 @@ class SearchAgent:
         if todo:
             self._expand(todo)
         for path, leaf in sims:
-            if leaf.g.result is not None:
-                r = leaf.g.result
+            r = leaf.over
+            if r is not None:
                 v0, v1 = float(r[0]), float(r[1])
             else:
                 v0 = leaf.value if leaf.player == 0 else -leaf.value
@@ -306,42 +361,42 @@ class SearchAgent:
     def _expand(self, todo) -> None:
         """Priors and values for ``todo`` ([(world, leaf)]) from one batched forward."""
         started = self.clock()
-        obs = np.zeros((len(todo), self.n_obs), dtype=np.float32)
-        for j, (w, leaf) in enumerate(todo):
-            obs[j] = self._encoders[w].encode(leaf.g, leaf.player, leaf.legal)[:self.n_obs]
+        obs = self._encode(todo)
         logits, v = self._evaluate(obs)
-        for j, (w, leaf) in enumerate(todo):
-            z = logits[j][leaf.legal] / self.prior_temperature
-            p = np.exp(z - z.max())
-            leaf.prior = (p / p.sum()).tolist()
-            leaf.value = float(min(1.0, max(-1.0, v[j])))     # the chooser's side
+        priors = leaf_priors(logits, [leaf.legal for _, leaf in todo], self.prior_temperature)
+        v = np.where(v > -1.0, v, np.float32(-1.0))           # min(1, max(-1, v)), as floats
+        values = np.where(v < 1.0, v, np.float32(1.0)).tolist()
+        for (_, leaf), prior, value in zip(todo, priors, values):
+            leaf.prior = prior
+            leaf.value = value                                # the chooser's side
             leaf.expanded, leaf.pending = True, False
         self._reserve = max(self._reserve, self.clock() - started)
 
-    def _select(self, node) -> int:
-        """PUCT: Q + c * P * sqrt(N) / (1 + n); unvisited moves start at the node's mean."""
-        fpu = node.w / node.n if node.n else 0.0
-        scale = self.c_puct * math.sqrt(node.n + 1)
-        best, pick = -1e30, 0
-        for k, (n, s, p) in enumerate(zip(node.visits, node.value_sum, node.prior)):
-            score = (s / n if n else fpu) + scale * p / (1 + n)
-            if score > best:
-                best, pick = score, k
-        return pick
+    def _encode(self, todo):
+        """The leaves' observations, one row each, in this agent's reused buffer (the
+        prefix the network reads of each world's ``Encoder``'s vector; a native game's is
+        written by the core's encoder)."""
+        n, size = len(todo), self.n_obs
+        buf = self._buffer
+        if buf is None or buf.shape[0] < n:
+            buf = self._buffer = np.empty((max(n, self.batch, self.worlds), size),
+                                          dtype=np.float32)
+        encoders = self._encoders
+        for j, (w, leaf) in enumerate(todo):
+            buf[j] = encoders[w].encode(leaf.g, leaf.player, leaf.legal)[:size]
+        return buf[:n]
 
     def _evaluate(self, obs: np.ndarray):
-        """Action logits and value estimates for a batch of observations (one forward)."""
+        """Action logits and value estimates for a batch of observations (one forward;
+        rows may be longer than the network reads)."""
         import torch as th
-
-        from .value import value_features
-        p = self.net
         if self.threads is not None and th.get_num_threads() != self.threads:
             th.set_num_threads(self.threads)     # per OS thread: OpenMP keeps one each
-        with th.no_grad():
-            logits, latent_vf = value_features(p, th.as_tensor(obs).to(p.device))
-            head = self.value if self.value is not None else p.value_net
-            values = head(latent_vf.float().cpu() if self.value is not None else latent_vf)
-        return logits.float().cpu().numpy(), values.float().cpu().numpy().reshape(-1)
+        f = self._forward
+        if f is None or f.net is not self.net or f.value is not self.value:
+            from .leaf_forward import LeafForward
+            f = self._forward = LeafForward(self.net, self.value)
+        return f(th.from_numpy(obs))
 
 
 __all__ = ["SearchAgent"]

@@ -27,7 +27,9 @@ count), so a world cannot depend on a hidden card.
 """
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import Counter
+from itertools import accumulate
 
 from nivel_env.cards.deck import MAX_COPIES, MAX_TRIGGERS
 from nivel_env.cards.filters import card_matches_static
@@ -58,6 +60,7 @@ class PoolPrior:
         self.db = db
         self.copy_weight = int(copy_weight)
         self._rules: dict = {}
+        self._triggers = [c.has_trigger for c in db.cards]
 
     def rules(self, leader: int) -> tuple:
         """For a deck led by card ``leader``: (the card indices it may hold -- its oath's
@@ -76,6 +79,7 @@ class PoolPrior:
 
     def __call__(self, view, state: int) -> tuple[int, list]:
         cards = self.db.cards
+        trig = self._triggers
         legal, least, most = self.rules(view.leader)
         seen = Counter(view.seen)
         copies = Counter(view.seen)
@@ -83,27 +87,44 @@ class PoolPrior:
         matched = [sum(n for i, n in seen.items() if i in match) for _, match in most]
         out: list = []
 
-        def fits(i: int) -> bool:
-            return copies[i] < MAX_COPIES and \
-                not (triggers >= MAX_TRIGGERS and cards[i].has_trigger) and \
-                all(m < n or i not in match for (n, match), m in zip(most, matched))
+        def allowed(pool) -> list:
+            """The cards of ``pool`` one more copy of which breaks no limit."""
+            barred = set()
+            for (n, match), m in zip(most, matched):
+                if m >= n:
+                    barred |= match
+            full = triggers >= MAX_TRIGGERS
+            return [i for i in pool if copies[i] < MAX_COPIES and i not in barred
+                    and not (full and trig[i])]
 
         def fill(pool, n: int) -> None:
-            """Draw ``n`` cards of ``pool`` (fewer if the limits run out)."""
+            """Draw ``n`` cards of ``pool`` (fewer if the limits run out), each with
+            probability proportional to its weight (``_pick``'s draw, found by bisection
+            in the running sums).  A card's weight is fixed (it counts the cards seen), so
+            the sums change only when a limit reached drops cards -- the picked card's
+            copies, the triggers, an "at most" rule the card matches -- and only then is
+            the pool filtered again (limits only tighten: no card comes back)."""
             nonlocal state, triggers
-            ok = [i for i in pool if fits(i)]
+            ok = allowed(pool)
+            sums = list(accumulate(1 + self.copy_weight * seen[i] for i in ok))
             for _ in range(n):
                 if not ok:
                     return
-                state, k = _pick(state, [1 + self.copy_weight * seen[i] for i in ok])
-                i = ok[k]
+                state, r = next_u64(state)
+                i = ok[bisect_right(sums, r % sums[-1])]
                 copies[i] += 1
-                triggers += cards[i].has_trigger
-                for j, (_, match) in enumerate(most):
-                    matched[j] += i in match
+                trigger = trig[i]
+                triggers += trigger
+                reached = False
+                for j, (limit, match) in enumerate(most):
+                    if i in match:
+                        matched[j] += 1
+                        reached = reached or matched[j] >= limit
                 out.append(i)
-                if not fits(i) or (triggers >= MAX_TRIGGERS and cards[i].has_trigger) or most:
-                    ok = [x for x in ok if fits(x)]     # a limit reached: drop what it bars
+                if reached or copies[i] >= MAX_COPIES or \
+                        (trigger and triggers >= MAX_TRIGGERS):
+                    ok = allowed(ok)                    # a limit reached: drop what it bars
+                    sums = list(accumulate(1 + self.copy_weight * seen[x] for x in ok))
 
         for n, match in least:                    # "at least N ..." first (5.1.2.1)
             have = sum(k for i, k in copies.items() if i in match)

@@ -1,4 +1,6 @@
 """The search agent: legal, reproducible, leaves the game alone, blind to hidden cards."""
+import math
+
 import numpy as np
 import pytest
 
@@ -6,7 +8,7 @@ pytest.importorskip("torch")
 pytest.importorskip("sb3_contrib")
 
 from agents import load_opponent                                  # noqa: E402
-from agents.search import SearchAgent                             # noqa: E402
+from agents.search import SearchAgent, _advance, _Node            # noqa: E402
 from nivel_env.cards import load_deck                             # noqa: E402
 from nivel_env.engine import new_game                             # noqa: E402
 from nivel_env.engine.hidden import determinize                   # noqa: E402
@@ -307,3 +309,149 @@ def test_cap_think_time_and_for_play_cap_only_searches():
     t.join()
     assert seen["during"] == seen["start"] + 1
     assert seen["ms"] == PLAY_THINK_SECONDS * 1000
+
+
+class ReferenceSearch(SearchAgent):
+    """The search written plainly, as it first was: a call per selection, priors softmaxed
+    leaf by leaf from ``value_features`` on a contiguous copy of each observation.  The
+    shipped search's one-loop tree, batched softmax, reused buffer and ``LeafForward``
+    must give the same visits as this, bit for bit."""
+
+    def _wave(self, roots, per_world):
+        sims, todo = [], []
+        for w, root in enumerate(roots):
+            for _ in range(per_world):
+                path, node = [], root
+                while node.expanded and node.g.result is None:
+                    fpu = node.w / node.n if node.n else 0.0
+                    scale = self.c_puct * math.sqrt(node.n + 1)
+                    scores = [(s / n if n else fpu) + scale * p / (1 + n)
+                              for n, s, p in zip(node.visits, node.value_sum, node.prior)]
+                    k = scores.index(max(scores))
+                    if node.children[k] is None:
+                        node.children[k] = _Node(_advance(node.g, node.legal[k])[0])
+                    path.append((node, k))
+                    node.n += 1
+                    node.visits[k] += 1
+                    node.value_sum[k] -= 1.0
+                    node.w -= 1.0
+                    node = node.children[k]
+                sims.append((path, node))
+                if node.g.result is None and not node.expanded and not node.pending:
+                    node.pending = True
+                    todo.append((w, node))
+        if todo:
+            self._expand(todo)
+        for path, leaf in sims:
+            r = leaf.g.result
+            v0 = float(r[0]) if r is not None else \
+                (leaf.value if leaf.player == 0 else -leaf.value)
+            for node, k in path:
+                v = (v0 if node.player == 0 else -v0) + 1.0
+                node.value_sum[k] += v
+                node.w += v
+        return len(sims)
+
+    def _expand(self, todo):
+        import torch
+        from agents.value import value_features
+        from nivel_env.env.encoder import Encoder
+        enc = Encoder(todo[0][1].g.db)
+        obs = np.stack([enc.encode(leaf.g, leaf.player, leaf.legal)[:self.n_obs].copy()
+                        for _, leaf in todo])
+        with torch.no_grad():
+            logits, latent = value_features(self.net, torch.as_tensor(obs))
+            head = self.value if self.value is not None else self.net.value_net
+            v = head(latent).numpy().reshape(-1)
+        logits = logits.numpy()
+        for j, (_, leaf) in enumerate(todo):
+            z = logits[j][leaf.legal] / self.prior_temperature
+            p = np.exp(z - z.max())
+            leaf.prior = (p / p.sum()).tolist()
+            leaf.value = float(min(1.0, max(-1.0, v[j])))
+            leaf.expanded, leaf.pending = True, False
+
+
+@pytest.mark.parametrize("backend,policy", [("python", "nv2-ppo"), ("native", "nv2-ppo"),
+                                            ("python", "nv1-ppo")])
+def test_the_search_visits_what_the_plain_search_visits(backend, policy):
+    """The shipped search against ``ReferenceSearch``: the same root visit counts, so the
+    same moves, on either engine -- nv2-search-deep's network, value head and settings at
+    a smaller budget (``LeafForward``'s own forward), and nv1-ppo with its critic (a
+    network it passes to ``value_features``)."""
+    if backend == "native":
+        pytest.importorskip("nivel_env.native._core")
+    from nivel_env.native.game import NativeGame
+    if policy == "nv2-ppo":
+        deep = load_opponent("nv2-search-deep:simulations=128", seed=0)
+        net, value = deep.net, deep.value
+    else:
+        net, value = load_opponent(policy).policy, None
+    settings = dict(simulations=128, worlds=4, batch=64, c_puct=2.5, prior_temperature=8.0)
+    for i, g in enumerate(positions(3, seed=50)):
+        if backend == "native":
+            g = NativeGame.from_dict(g.to_dict())
+        fast = SearchAgent(net, value=value, seed=i, **settings)
+        plain = ReferenceSearch(net, value=value, seed=i, **settings)
+        assert fast.act_state(g) == plain.act_state(g)
+        assert fast.last_stats["visits"] == plain.last_stats["visits"]
+
+
+def test_the_leaf_forward_gives_the_policys_floats():
+    """``LeafForward`` (the card layer on present rows, keys from the bias) against
+    ``value_features`` and the value head, on observations of real positions with their
+    rows longer than the network reads and garbage past the batch."""
+    import torch
+    from agents.leaf_forward import LeafForward, reference_forward
+    from nivel_env.env.encoder import Encoder
+    deep = load_opponent("nv2-search-deep", seed=0)
+    forward = LeafForward(deep.net, deep.value)
+    assert forward.fast
+    games = positions(4, seed=60)
+    enc = Encoder(games[0].db)
+    rows = []
+    for g in games:
+        for a in g.legal_actions()[:6]:
+            h = g.clone()
+            h.apply_action(a)
+            if h.result is None:
+                rows.append(enc.encode(h, h.current_player, h.legal_actions()).copy())
+    obs = np.stack(rows)
+    buf = np.full((len(rows) + 3, obs.shape[1]), np.nan, dtype=np.float32)
+    buf[:len(rows)] = obs
+    for n in (1, 5, len(rows)):
+        want = reference_forward(deep.net, deep.value, obs[:n])
+        got = forward(torch.from_numpy(buf[:n]))
+        assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
+
+
+def test_leaf_priors_are_each_rows_own_softmax():
+    """The batched softmax gives each row the bits its own softmax gives (rows of 1 to 60
+    legal moves, logits of any scale; numpy's segmented sum would not)."""
+    from agents.search import leaf_priors
+    r = np.random.default_rng(7)
+    for _ in range(50):
+        n = int(r.integers(1, 40))
+        logits = (r.standard_normal((n, 337)) * r.uniform(0.1, 40)).astype(np.float32)
+        legal = [sorted(r.choice(337, int(r.integers(1, 61)), replace=False).tolist())
+                 for _ in range(n)]
+        got = leaf_priors(logits, legal, 8.0)
+        for j in range(n):
+            z = logits[j][legal[j]] / 8.0
+            p = np.exp(z - z.max())
+            assert got[j] == (p / p.sum()).tolist()
+
+
+def test_a_search_pickles_after_a_move_and_plays_the_same():
+    """A pool member is pickled to its worker: a search that has moved (its encoders,
+    buffer and forward made) pickles, and the copy plays what the original plays."""
+    import pickle
+    g = positions(1, seed=70)[0]
+    if pytest.importorskip("nivel_env.native").available():
+        from nivel_env.native.game import NativeGame
+        g = NativeGame.from_dict(g.to_dict())
+    s = load_opponent("nv2-search:simulations=16", seed=4)
+    s.act_state(g)
+    copy = pickle.loads(pickle.dumps(s))
+    assert copy.act_state(g) == s.act_state(g)
+    assert copy.last_stats["visits"] == s.last_stats["visits"]

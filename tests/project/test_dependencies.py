@@ -55,6 +55,7 @@ INSTALLS = {
     "agents/training.py": ("train",),               # train.py's loop: SB3
     "agents/precision.py": ("train",),              # train.py --precision
     "agents/search.py": PLAYS_POLICIES,
+    "agents/leaf_forward.py": PLAYS_POLICIES,       # the search's forward
     "examples/rllib_selfplay.py": ("rllib",),
     "examples/tianshou_selfplay.py": ("tianshou",),
     "examples/common.py": ("rllib", "tianshou"),
