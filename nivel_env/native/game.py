@@ -158,16 +158,13 @@ def decode_events(db, defs, raw) -> list:
 class NativeGame:
     """A game on the native core; the Python ``Game``'s public API (see the module doc)."""
     backend = "native"
-    __slots__ = ("db", "cfg", "_core", "_prefix", "_events", "_py", "_defs")
+    # The instance's own values live in its ``__dict__`` (no ``__slots__``): a clone copies
+    # them with one ``dict.update`` (``object.__setattr__`` per slot cost a search's clone
+    # four times the core's own copy).  ``__setattr__`` below guards the state fields.
 
     def __init__(self, db, cfg, core, prefix=()):
-        object.__setattr__(self, "db", db)
-        object.__setattr__(self, "cfg", cfg)
-        object.__setattr__(self, "_core", core)
-        object.__setattr__(self, "_prefix", tuple(prefix))
-        object.__setattr__(self, "_events", [])
-        object.__setattr__(self, "_py", None)
-        object.__setattr__(self, "_defs", None)
+        self.__dict__.update(db=db, cfg=cfg, _core=core, _prefix=tuple(prefix), _events=(),
+                             _py=None, _defs=None)
 
     # ------------------------------------------------------------ hot path
     @property
@@ -191,7 +188,7 @@ class NativeGame:
                 f"action {action} ({g.action_name(action)}) is not legal now; "
                 f"{K.DECISION_NAMES[core.decision_kind]} decision for player "
                 f"{core.current_player}, legal: {core.legal_actions()}")
-        object.__setattr__(self, "_py", None)
+        self.__dict__["_py"] = None
 
     def is_terminal(self) -> bool:
         return self._core.over
@@ -205,17 +202,16 @@ class NativeGame:
         if type(player) is not int or player not in (0, 1):
             player = _state._seat(player)
         self._core.surrender(player)
-        object.__setattr__(self, "_py", None)
+        self.__dict__["_py"] = None
 
     def clone(self) -> "NativeGame":
-        g = NativeGame.__new__(NativeGame)
-        object.__setattr__(g, "db", self.db)
-        object.__setattr__(g, "cfg", self.cfg)
-        object.__setattr__(g, "_core", self._core.clone())
-        object.__setattr__(g, "_prefix", self._prefix)
-        object.__setattr__(g, "_events", self._events[:])
-        object.__setattr__(g, "_py", None)
-        object.__setattr__(g, "_defs", self._defs)
+        """An independent copy: the core's state copied, everything else shared (the
+        decoded events are an immutable tuple; the mirror is rebuilt when read)."""
+        g = _new(NativeGame)
+        d = g.__dict__
+        d.update(self.__dict__)
+        d["_core"] = self._core.clone()
+        d["_py"] = None
         return g
 
     # the scalar fields hot loops read (a search reads ``result`` at every node), straight
@@ -255,7 +251,7 @@ class NativeGame:
     @property
     def defs(self) -> tuple:
         if self._defs is None:
-            object.__setattr__(self, "_defs", self._core.defs)
+            self.__dict__["_defs"] = self._core.defs
         return self._defs
 
     @property
@@ -267,15 +263,17 @@ class NativeGame:
     @property
     def events(self) -> list:
         """Every event so far (the engine's typed records), as ``Game.events``."""
-        return list(self._prefix) + self._decoded()
+        return [*self._prefix, *self._decoded()]
 
     log = events
 
-    def _decoded(self) -> list:
+    def _decoded(self) -> tuple:
+        """The core's events decoded so far, extended to the current count: a tuple, so
+        that clones share it safely."""
         done = self._events
-        n = self._core.n_events
-        if len(done) < n:
-            done.extend(decode_events(self.db, self.defs, self._core.events(len(done))))
+        if len(done) < self._core.n_events:
+            done += tuple(decode_events(self.db, self.defs, self._core.events(len(done))))
+            self.__dict__["_events"] = done
         return done
 
     # ------------------------------------------------------ the mirror
@@ -287,7 +285,7 @@ class NativeGame:
             values = list(self._core.fields())
             values[_LOG] = self.events
             g = _state._from_pickle(self.db, self.cfg, tuple(values))
-            object.__setattr__(self, "_py", g)
+            self.__dict__["_py"] = g
         return g
 
     def python_game(self):
@@ -313,11 +311,8 @@ class NativeGame:
         setattr(g, name, value)
         core = _core_module().Core.from_fields(load_program(self.db, _core_module()),
                                                config_tuple(self.cfg), _fields_of(g))
-        object.__setattr__(self, "_core", core)
-        object.__setattr__(self, "_prefix", tuple(g.log))
-        object.__setattr__(self, "_events", [])
-        object.__setattr__(self, "_defs", None)
-        object.__setattr__(self, "_py", None)
+        self.__dict__.update(_core=core, _prefix=tuple(g.log), _events=(), _defs=None,
+                             _py=None)
 
     # --------------------------------------------------- the Game API
     @property
@@ -352,6 +347,9 @@ class NativeGame:
 
     def __repr__(self) -> str:
         return f"<NativeGame turn {self._core.turn}, {self.decision_name or 'over'}>"
+
+
+_new = object.__new__
 
 
 def _fields_of(g) -> tuple:

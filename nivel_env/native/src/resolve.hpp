@@ -6,8 +6,6 @@
 
 namespace nv {
 
-static void damage_occurs(Game& g, std::vector<std::pair<int, int>> hits);
-
 static bool run_verb(Game& g, int p, int self, const Action& a, const IV& picked) {
   int qs[2];
   switch (a.verb) {
@@ -59,7 +57,7 @@ static bool run_verb(Game& g, int p, int self, const Action& a, const IV& picked
       if (n <= 0) return false;
       int nq = players_for(g, p, a.player, qs);
       if (nq > 1 && g.cfg.simultaneous_each_player) g.stack.push_back(simple(T_LOSS_CHECK));
-      std::vector<std::pair<int, int>> hits;
+      Hits hits;
       for (int i = 0; i < nq; ++i) hits.push_back({qs[i], n});
       damage_occurs(g, hits);  // 4.5.2, 1.3.5.1
       return true;
@@ -225,14 +223,14 @@ static bool count_spec(Game& g, int p, int self, const Action& a, int& who, int&
 
 // passives (8.1.3.3): the change an action in a passive ability makes to derived values
 static void passive(Game& g, int p, int self, const Action& act, int size[2]) {
-  auto units = [&](IV& out) {
+  auto units = [&](SVec<6>& out) {
     out.clear();
     for (int t : select(g, p, self, act.target)) {
       int s = unit_slot(g, t);
       if (s >= 0) out.push_back(s);
     }
   };
-  IV slots;
+  SVec<6> slots;
   switch (act.verb) {
     case V_MODIFY:
       units(slots);
@@ -696,7 +694,7 @@ static void battle_step(Game& g, bool atk_here) {
     }
     int hit = g.ht[sa];  // 7.4.2
     ev(g, E_BATTLE, BR_UNBLOCKED, hit, 1 - p, NONE, NONE);
-    damage_occurs(g, {{1 - p, hit}});  // 4.5.2
+    damage_occurs(g, Hits(1 - p, hit));  // 4.5.2
     return;
   }
   int sd = unit_slot(g, dfn);
@@ -726,7 +724,7 @@ static void run_battle(Game& g, const Task& t) {
     if (atk_here) {
       IV opts = guardian_options(g);
       if (!opts.empty()) {
-        g.dec = Dec();
+        g.dec.reset();
         g.dec.has = true; g.dec.kind = D_GUARDIAN; g.dec.player = 1 - p; g.dec.cands = opts; g.dec.n = 3;
       }
     }
@@ -736,7 +734,7 @@ static void run_battle(Game& g, const Task& t) {
     if (atk_here && g.battle.def < 0) {  // 7.3.3
       int s = (1 - g.tp) * 3 + g.battle.lane;  // 7.3.1: the encounter unit
       if (g.unit[s] >= 0 && can_defend(g, s)) {
-        g.dec = Dec();
+        g.dec.reset();
         g.dec.has = true; g.dec.kind = D_DEFENSE; g.dec.player = 1 - p;
         g.dec.a = g.battle.lane; g.dec.b = g.battle.duel; g.dec.n = 4;  // 10.2.3.5.3
       }
@@ -755,10 +753,9 @@ static void run_battle(Game& g, const Task& t) {
     g.stack.push_back(t);
     battle_step(g, atk_here);
   } else {  // 7.5
-    std::vector<Mod> keep;
-    for (const Mod& md : g.mods)
-      if (md.until != U_BATTLE) keep.push_back(md);
-    g.mods.swap(keep);  // 7.5.1
+    g.mods.erase(std::remove_if(g.mods.begin(), g.mods.end(),
+                                [](const Mod& md) { return md.until == U_BATTLE; }),
+                 g.mods.end());  // 7.5.1
     g.dirty = true;
     g.battle = Battle();
     ev(g, E_BATTLE_END);
@@ -849,27 +846,25 @@ static void damage_check(Game& g, const Task& t) {
 
 // ================================================================== damage_window.py
 static void window_effects(Game& g, int q, std::vector<Entry>& out) {
-  AbList ua;
   for (int lane = 0; lane < 3; ++lane) {
     int iid = g.unit[q * 3 + lane];
     if (iid < 0) continue;
-    unit_abilities(g, iid, ua);
-    for (auto& pr : ua) {
-      const Ability& a = g.P().abilities[pr.first];
-      if (a.when == W_BEFORE_DAMAGE && (a.gates.empty() || gates_ok(g, q, iid, a.gates)))
+    each_unit_ability(g, iid, W_BEFORE_DAMAGE, [&](int ak) {
+      const Ability& a = g.P().abilities[ak];
+      if (a.gates.empty() || gates_ok(g, q, iid, a.gates))
         out.push_back(Entry{AUTO, q, K_ABILITY, iid, g.stamp[iid], a.key, 0});
-    }
+    });
   }
   int leader = q * PER;
-  for (int ak : leader_face_abilities(g, q)) {
+  for (int ak : leader_abilities(g, q, W_BEFORE_DAMAGE)) {
     const Ability& a = g.P().abilities[ak];
-    if (a.when == W_BEFORE_DAMAGE && (a.gates.empty() || gates_ok(g, q, leader, a.gates)))
+    if (a.gates.empty() || gates_ok(g, q, leader, a.gates))
       out.push_back(Entry{AUTO, q, K_ABILITY, leader, g.stamp[leader], a.key, 0});
   }
 }
 
-static void damage_occurs(Game& g, std::vector<std::pair<int, int>> hits_in) {  // 4.5.2
-  std::vector<std::pair<int, int>> hits;
+static void damage_occurs(Game& g, const Hits& hits_in) {  // 4.5.2
+  Hits hits;
   for (auto& h : hits_in)
     if (h.second > 0) hits.push_back(h);
   for (int i = (int)hits.size() - 1; i >= 0; --i)
@@ -896,7 +891,7 @@ static const bool PENDING_SHOWS[] = {false, true, true, true, false, false, fals
 
 static void resolve_pending(Game& g, int kind, int p, int iid, int st, int arg, int arg2) {
   switch (kind) {
-    case K_PIERCE: damage_occurs(g, {{1 - p, arg}}); return;  // 10.2.3.2.2
+    case K_PIERCE: damage_occurs(g, Hits(1 - p, arg)); return;  // 10.2.3.2.2
     case K_PLUNDER: case K_CREDIT_DRAW: draw(g, p, arg); return;  // 10.2.3.3.2, 10.2.6.4.3
     case K_INFILTRATE: {
       const Battle& b = g.battle;
@@ -958,7 +953,7 @@ static void finish(Game& g) {  // 1.2.1, 1.2.3
   else return;
   g.has_result = true;
   g.phase = PH_OVER;
-  g.dec = Dec();
+  g.dec.reset();
   ev(g, E_GAME_OVER, g.result[0], g.result[1], (l0 && l1) ? GO_BOTH_LOST : GO_LOSS);
 }
 
@@ -1024,17 +1019,16 @@ static void end_phase(Game& g, const Task& t) {
       int iid = g.unit[p * 3 + lane];
       if (iid >= 0) trigger_timing(g, iid, W_END_OF_TURN);
     }
-    for (int ak : leader_face_abilities(g, p)) {
+    for (int ak : leader_abilities(g, p, W_END_OF_TURN)) {
       const Ability& a = g.P().abilities[ak];
-      if (a.when == W_END_OF_TURN && (a.gates.empty() || gates_ok(g, p, p * PER, a.gates)))
+      if (a.gates.empty() || gates_ok(g, p, p * PER, a.gates))
         queue(g, AUTO, p, K_ABILITY, p * PER, a.key);
     }
   } else if (step == 1) {  // 6.6.1.2, 8.5.3
     size_t before = g.mods.size();
-    std::vector<Mod> keep;
-    for (const Mod& md : g.mods)
-      if (md.until != U_TURN) keep.push_back(md);
-    g.mods.swap(keep);
+    g.mods.erase(std::remove_if(g.mods.begin(), g.mods.end(),
+                                [](const Mod& md) { return md.until == U_TURN; }),
+                 g.mods.end());
     if (g.mods.size() != before) {
       g.dirty = true;
       ev(g, E_EXPIRE, (int)(before - g.mods.size()));
@@ -1106,7 +1100,7 @@ static inline bool checkpoint(int k) {  // 8.4.1.1, 8.4.3
 }
 
 static void run(Game& g) {
-  g.dec = Dec();
+  g.dec.reset();
   for (;;) {
     rule_processing(g);
     if (g.has_result || g.dec.has) return;
@@ -1368,9 +1362,9 @@ static void activate(Game& g, int source, int slot) {
 // legal.apply_action: ``a`` is legal (checked by the caller against legal_actions)
 static void apply_action(Game& g, int a) {
   ensure(g);  // fresh at every decision of a game played on; a restored game's are stale
-  Dec d = g.dec;
+  Dec d = std::move(g.dec);
   int kind = d.kind, p = d.player;
-  g.dec = Dec();
+  g.dec.reset();
   if (a == A_SURRENDER) {
     surrender(g, p);
     return;

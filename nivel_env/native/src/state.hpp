@@ -161,6 +161,13 @@ struct Dec {
   bool has = false;
   int kind = 0, player = 0, a = 0, b = 0, c = 0, d = 0, e = 0, n = 2;
   std::vector<int> cands;
+  // back to no decision, keeping the candidates' storage (a decision a step)
+  void reset() {
+    has = false;
+    kind = player = a = b = c = d = e = 0;
+    n = 2;
+    cands.clear();
+  }
 };
 
 struct Config {
