@@ -347,10 +347,9 @@ struct Core {
 
   py::list events(size_t start) const {
     py::list out;
-    for (size_t i = start; i < g.log.size(); ++i) {
-      const Ev& e = g.log[i];
+    g.log.each_from(start, [&](const Ev& e) {
       out.append(py::make_tuple(e.kind, e.f[0], e.f[1], e.f[2], e.f[3], e.f[4], e.f[5]));
-    }
+    });
     return out;
   }
 
