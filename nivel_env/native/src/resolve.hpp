@@ -185,7 +185,7 @@ static bool run_verb(Game& g, int p, int self, const Action& a, const IV& picked
       // between one's own unit zones the unit stays the same object (docs/rulings.md R3)
       g.unit[old] = -1;
       g.unit[nw] = iid;
-      IV moved = g.items[old];
+      Pile moved = g.items[old];
       g.items[old].clear();
       g.items[nw] = moved;
       g.where[iid] = Z_UNIT * 4 + lane;
@@ -279,12 +279,12 @@ static int each_in_turn(const Game& g, const Action& a, int out[2]) {  // 1.3.5.
   return 0;
 }
 
-static IV hidden_last_by_card(const Game& g, int chooser, const IV& cands) {  // 3.2.2, 11.2.1
-  IV hidden, shown;
+static IV hidden_last_by_card(const Game& g, int chooser, IV cands) {  // 3.2.2, 11.2.1
+  IV hidden;
   for (int c : cands) {
     bool h = c >= 0 && ((g.where[c] >> 2) == Z_DECK ||
                         ((g.where[c] >> 2) == Z_HAND && owner(c) != chooser));
-    (h ? hidden : shown).push_back(c);
+    if (h) hidden.push_back(c);
   }
   if (hidden.empty()) return cands;
   sort_by_card(g, hidden);
@@ -371,7 +371,8 @@ static void run_frame(Game& g, Task f) {
   int p = f.x[F_P], self = f.x[F_SELF], key = f.x[F_KEY], step = f.x[F_STEP];
   int sub = f.x[F_SUB], part = f.x[F_PART];
   bool did = f.x[F_DID] != 0;
-  IV picked = f.v;
+  const IV* picked = &f.v;  // (the frame is ours: read in place)
+  IV all_cands;
   const Ability& ab = g.P().abilities[key];
   if (step < 0) {  // "may" for the whole ability (8.1.2.2)
     if (sub == SUB_YES) {
@@ -418,16 +419,17 @@ static void run_frame(Game& g, Task f) {
     if (spec.has) {
       IV rest;
       for (int c : spec.cands)
-        if (!contains(picked, c)) rest.push_back(c);
-      IV left = hidden_last_by_card(g, spec.chooser, rest);
-      if ((int)picked.size() < spec.hi && !left.empty()) {
+        if (!contains(*picked, c)) rest.push_back(c);
+      IV left = hidden_last_by_card(g, spec.chooser, std::move(rest));
+      if ((int)picked->size() < spec.hi && !left.empty()) {
         if (spec.lo >= (int)spec.cands.size()) {  // 8.3.3.1: all of them
-          picked = spec.cands;
+          all_cands = spec.cands;
+          picked = &all_cands;
         } else {
           Task nf = f;
           nf.x[F_SUB] = SUB_PICKING;
           g.stack.push_back(nf);
-          set_dec_pick(g, spec.chooser, spec.purpose, left, (int)picked.size() >= spec.lo, key, self);
+          set_dec_pick(g, spec.chooser, spec.purpose, left, (int)picked->size() >= spec.lo, key, self);
           return;
         }
       }
@@ -435,19 +437,19 @@ static void run_frame(Game& g, Task f) {
   }
   int who, most;
   if (sub != SUB_PICKED && count_spec(g, p, self, act, who, most)) {  // 1.3.6
-    if ((int)picked.size() < most) {
+    if ((int)picked->size() < most) {
       Task nf = f;
       nf.x[F_SUB] = SUB_PICKING;
       g.stack.push_back(nf);
       set_dec_yesno(g, who, key, self, step);
-      g.dec.d = (int)picked.size();
+      g.dec.d = (int)picked->size();
       g.dec.e = most;
       g.dec.n = 7;
       return;
     }
   }
   int pos = after_part(g, f, seq, ne ? did : false);
-  if (run_verb(g, p, self, act, picked)) g.stack[pos].x[F_DID] = 1;
+  if (run_verb(g, p, self, act, *picked)) g.stack[pos].x[F_DID] = 1;
 }
 
 static void frame_pick(Game& g, Task f, int v) {
@@ -544,7 +546,7 @@ static void run_discard_task(Game& g, const Task& t) {
   Pile& hand = g.hand[p];
   if (n <= 0 || hand.empty()) return;
   if ((int)hand.size() <= n) {
-    IV all = hand;
+    Pile all = hand;
     for (int iid : all) discard_card(g, p, iid, purpose);
     return;
   }
@@ -1035,7 +1037,7 @@ static void end_phase(Game& g, const Task& t) {
     }
     g.stack.push_back(task2(T_END, 2));
   } else if (step == 2) {  // 6.6.1.3
-    IV sk = g.skill[p];
+    Pile sk = g.skill[p];
     for (int iid : sk) trash_from_field(g, iid, false);
     g.stack.push_back(task2(T_END, 3));
     int excess = (int)g.hand[p].size() - g.cfg.hand_limit;  // 6.6.1.4
@@ -1054,7 +1056,7 @@ static void check_equips(Game& g) {  // 8.6.2
     if (g.items[s].empty()) continue;
     ensure(g);
     int u = g.unit[s];
-    IV its = g.items[s];
+    Pile its = g.items[s];
     for (int it : its) {
       int cond = g.card(it).equip;
       if (cond >= 0 && !matches_f(g, u, cond)) {

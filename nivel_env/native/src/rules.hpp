@@ -646,7 +646,7 @@ static void trash_from_field(Game& g, int iid, bool by_effect, bool by_battle, i
     }
     ensure(g);
     SVec<64> subs = g.kws[s];
-    IV its = g.items[s];
+    Pile its = g.items[s];
     for (int it : its) {
       move(g, it, Z_TRASH);
       ev(g, E_TRASH, it, p, TR_RULE, -1);
@@ -680,7 +680,7 @@ static void leave_field(Game& g, int iid, int zone, bool bottom = false) {
   int w = g.where[iid];
   int p = owner(iid);
   if ((w >> 2) == Z_UNIT) {
-    IV its = g.items[p * 3 + (w & 3)];
+    Pile its = g.items[p * 3 + (w & 3)];
     for (int it : its) move(g, it, Z_TRASH);
   }
   move(g, iid, zone, 3, bottom);
