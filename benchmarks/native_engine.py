@@ -98,6 +98,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--games", type=int, default=20, help="games per round, Python loops")
+    ap.add_argument("--no-batch", action="store_true",
+                    help="the engine and clone figures only (no GameBatch section)")
     args = ap.parse_args()
     db = load_card_db()
     decks = [load_deck(n, db) for n in list_decks()]
@@ -109,7 +111,9 @@ def main() -> None:
         if d != d2:
             raise RuntimeError("the backends played different games: run the differential "
                                "check (python -m nivel_env check --backend both)")
-        d3, t3 = native_loop(db, decks, 400, r)
+        # 64 games x 1,500 rounds: about as long a timing as the Python loop's (a short
+        # one, 400 rounds at first, caught more of the shared machine's noise)
+        d3, t3 = native_loop(db, decks, 1500, r)
         py.append(d / t)
         nat_py.append(d2 / t2)
         nat.append(d3 / t3)
@@ -125,6 +129,9 @@ def main() -> None:
           f"{statistics.median(nat) / statistics.median(py):.1f}x")
     print(f"clone: Python {spread(cl_py)} us, native {spread(cl_nat)} us  "
           f"({statistics.median(cl_py) / statistics.median(cl_nat):.1f}x)")
+    if args.no_batch:
+        print_sizes(so)
+        return
     n = 256
     from nivel_env.env.vector import GameBatch
     print(f"batch of {n}, random legal moves, observations and masks (wall time):")
@@ -144,9 +151,13 @@ def main() -> None:
         rate = batch_rate(lambda a: b.step(a, None), mask, 300, n)
         print(f"  masks only, native, {threads} thread{'s' if threads > 1 else ' '}  "
               f"{rate:,.0f} steps/s")
+    print_sizes(so)
+
+
+def print_sizes(so: str) -> None:
     print(f"extension: {os.path.getsize(so) / 1e6:.1f} MB ({os.path.basename(so)}); a native "
-          f"game state: {_core.GAME_BYTES:,} bytes fixed, plus its event log (28 bytes an "
-          f"event) and work stack")
+          f"game state: {_core.GAME_BYTES:,} bytes fixed, plus its work stack and its share "
+          f"of the event log (28 bytes an event, in chunks of 64 that clones share)")
 
 
 if __name__ == "__main__":

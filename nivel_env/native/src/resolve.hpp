@@ -1049,9 +1049,8 @@ static void end_phase(Game& g, const Task& t) {
 }
 
 static void check_equips(Game& g) {  // 8.6.2
-  bool any = false;
-  for (int s = 0; s < 6; ++s) any |= !g.items[s].empty();
-  if (!any) return;
+  const Pile* on = g.items;  // (run at every step of the work stack: one test, no loop)
+  if (!(on[0].n | on[1].n | on[2].n | on[3].n | on[4].n | on[5].n)) return;
   for (int s = 0; s < 6; ++s) {
     if (g.items[s].empty()) continue;
     ensure(g);

@@ -64,20 +64,15 @@ constexpr int DR_EFFECT = 8, DR_BARRIER = 9;
 enum { RV_RETURN_TO_HAND, RV_TO_DECK_BOTTOM, RV_SALVAGE, RV_SEARCH };
 
 // A list of at most N ints stored inline: a state made of these copies with one memcpy
-// (clone), and moving cards allocates nothing.  Overflow is an error, never a write past
-// the end (a pile holds at most a player's 41 cards).
+// (clone: trivially copyable, so the compiler copies the game's lists as one block, not
+// list by list), and moving cards allocates nothing.  Overflow is an error, never a write
+// past the end (a pile holds at most a player's 41 cards).
 template <int N>
 struct SVec {
   int n = 0;
   int v[N];
   using value_type = int;
   SVec() = default;
-  SVec(const SVec& o) : n(o.n) { std::copy(o.v, o.v + o.n, v); }
-  SVec& operator=(const SVec& o) {
-    n = o.n;
-    std::copy(o.v, o.v + o.n, v);
-    return *this;
-  }
   int size() const { return n; }
   bool empty() const { return n == 0; }
   int* begin() { return v; }
