@@ -206,13 +206,10 @@ class NativeGame:
 
     def clone(self) -> "NativeGame":
         """An independent copy: the core's state copied, everything else shared (the
-        decoded events are an immutable tuple; the mirror is rebuilt when read)."""
-        g = _new(NativeGame)
-        d = g.__dict__
-        d.update(self.__dict__)
-        d["_core"] = self._core.clone()
-        d["_py"] = None
-        return g
+        decoded events are an immutable tuple; the mirror is rebuilt when read).  The
+        core does it in one call (``_core.clone_game``: this instance's ``__dict__``
+        copied, ``_core`` a copy of the core, ``_py`` None)."""
+        return _clone_game(self)
 
     # the scalar fields hot loops read (a search reads ``result`` at every node), straight
     # from the core; every other field comes from the mirror (``__getattr__``)
@@ -349,7 +346,12 @@ class NativeGame:
         return f"<NativeGame turn {self._core.turn}, {self.decision_name or 'over'}>"
 
 
-_new = object.__new__
+def _clone_game(game):
+    """The core's ``clone_game``, looked up on the first clone (the core module loads
+    lazily) and bound here for every clone after it."""
+    global _clone_game
+    _clone_game = _core_module().clone_game
+    return _clone_game(game)
 
 
 def _fields_of(g) -> tuple:
