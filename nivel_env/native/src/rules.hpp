@@ -393,7 +393,7 @@ static void refresh(Game& g) {
   // published now, so that conditions inside passives see printed values + modifiers
   for (int s = 0; s < 6; ++s) {
     g.pw[s] = pw[s]; g.ht[s] = ht[s]; g.na[s] = na[s]; g.cant[s] = cant[s]; g.uc[s] = uc[s];
-    g.kws[s] = kws[s];
+    g.kws[s].assign(kws[s]);
   }
   statics.each([&](const Static& st) {
     const Ability& a = P.abilities[st.ab];
@@ -621,7 +621,8 @@ static void place_unit(Game& g, int iid, int lane) {  // 3.5.3, 10.1.2.2, 10.2.6
   ev(g, E_PLACE, iid, p, lane);
   trigger_timing(g, iid, W_ENTRY);
   ensure(g);
-  SVec<64> ks = g.kws[p * 3 + lane];
+  SVec<64> ks;
+  ks.assign(g.kws[p * 3 + lane]);
   for (int k : ks) {
     const Keyword& K = g.P().keywords[k];
     if (K.term == S_CREDIT) {  // keywords._credit_placed
@@ -645,7 +646,8 @@ static void trash_from_field(Game& g, int iid, bool by_effect, bool by_battle, i
       });
     }
     ensure(g);
-    SVec<64> subs = g.kws[s];
+    SVec<64> subs;
+    subs.assign(g.kws[s]);
     Pile its = g.items[s];
     for (int it : its) {
       move(g, it, Z_TRASH);

@@ -73,6 +73,12 @@ struct SVec {
   int v[N];
   using value_type = int;
   SVec() = default;
+  // copy ``o``'s elements only (a plain copy moves the whole array: right for a state's
+  // one-block copy, wasteful for one short list)
+  void assign(const SVec& o) {
+    n = o.n;
+    std::copy(o.v, o.v + o.n, v);
+  }
   int size() const { return n; }
   bool empty() const { return n == 0; }
   int* begin() { return v; }
