@@ -7,7 +7,9 @@ of the medians.  Every bundled deck pair is drawn from the pool (``GameBatch``'s
 * engine, Python loop: a uniform random player in Python (``random.choice`` over
   ``legal_actions()``) on each engine -- what a Python caller of ``Game`` sees;
 * engine, native loop: the core's own uniform player (``Batch.random_steps``), no Python
-  per decision -- the engine's speed;
+  per decision -- the engine's speed: 64 games stepped in turn (as a batch steps them: each
+  step starts on a game out of the cache), and one game at a time (as the Python loop
+  plays them);
 * clone: ``Game.clone()`` and ``NativeGame.clone()`` mid-game;
 * batch: ``GameBatch`` (Python) against ``GameBatch(backend="native")`` stepping 256 games
   with random legal moves (``argmax`` of random keys under the mask, timed with the step),
@@ -60,13 +62,13 @@ def native_batch(db, decks, n: int, threads: int):
     return b, arrays[0]
 
 
-def native_loop(db, decks, rounds: int, seed: int) -> tuple[int, float]:
-    b, _ = native_batch(db, decks, 64, 1)
+def native_loop(db, decks, rounds: int, seed: int, games: int = 64) -> tuple[int, float]:
+    b, _ = native_batch(db, decks, games, 1)
     t = time.process_time()
     err = b.random_steps(rounds, seed)
     if err:
         raise RuntimeError(err)
-    return 64 * rounds, time.process_time() - t
+    return games * rounds, time.process_time() - t
 
 
 def clone_us(factory, decks, reps: int = 20000) -> float:
@@ -103,7 +105,7 @@ def main() -> None:
     args = ap.parse_args()
     db = load_card_db()
     decks = [load_deck(n, db) for n in list_decks()]
-    py, nat_py, nat, ratio = [], [], [], []
+    py, nat_py, nat, nat1 = [], [], [], []
     cl_py, cl_nat = [], []
     for r in range(args.rounds):
         d, t = python_loop(new_game, decks, args.games, 1000 * r)
@@ -114,9 +116,11 @@ def main() -> None:
         # 64 games x 1,500 rounds: about as long a timing as the Python loop's (a short
         # one, 400 rounds at first, caught more of the shared machine's noise)
         d3, t3 = native_loop(db, decks, 1500, r)
+        d4, t4 = native_loop(db, decks, 96000, r, games=1)
         py.append(d / t)
         nat_py.append(d2 / t2)
         nat.append(d3 / t3)
+        nat1.append(d4 / t4)
         cl_py.append(clone_us(new_game, decks))
         cl_nat.append(clone_us(new_native_game, decks))
     so = _core.__file__
@@ -126,7 +130,9 @@ def main() -> None:
     print(f"  native engine, Python loop     {spread(nat_py)} decisions/s  "
           f"{statistics.median(nat_py) / statistics.median(py):.1f}x")
     print(f"  native engine, native loop     {spread(nat)} decisions/s  "
-          f"{statistics.median(nat) / statistics.median(py):.1f}x")
+          f"{statistics.median(nat) / statistics.median(py):.1f}x  (64 games in turn)")
+    print(f"  native engine, native loop     {spread(nat1)} decisions/s  "
+          f"{statistics.median(nat1) / statistics.median(py):.1f}x  (one game at a time)")
     print(f"clone: Python {spread(cl_py)} us, native {spread(cl_nat)} us  "
           f"({statistics.median(cl_py) / statistics.median(cl_nat):.1f}x)")
     if args.no_batch:
