@@ -158,9 +158,10 @@ def decode_events(db, defs, raw) -> list:
 class NativeGame:
     """A game on the native core; the Python ``Game``'s public API (see the module doc)."""
     backend = "native"
-    # The instance's own values live in its ``__dict__`` (no ``__slots__``): a clone copies
-    # them with one ``dict.update`` (``object.__setattr__`` per slot cost a search's clone
-    # four times the core's own copy).  ``__setattr__`` below guards the state fields.
+    # The instance's own values live in its ``__dict__`` (no ``__slots__``): a clone is
+    # one core call that copies that dict (``clone``; an ``object.__setattr__`` per slot
+    # cost a search's clone four times the core's own copy).  ``__setattr__`` below guards
+    # the state fields.
 
     def __init__(self, db, cfg, core, prefix=()):
         self.__dict__.update(db=db, cfg=cfg, _core=core, _prefix=tuple(prefix), _events=(),
