@@ -7,7 +7,9 @@ of the medians.  Every bundled deck pair is drawn from the pool (``GameBatch``'s
 * engine, Python loop: a uniform random player in Python (``random.choice`` over
   ``legal_actions()``) on each engine -- what a Python caller of ``Game`` sees;
 * engine, native loop: the core's own uniform player (``Batch.random_steps``), no Python
-  per decision -- the engine's speed;
+  per decision -- the engine's speed: 64 games stepped in turn (as a batch steps them: each
+  step starts on a game out of the cache), and one game at a time (as the Python loop
+  plays them);
 * clone: ``Game.clone()`` and ``NativeGame.clone()`` mid-game;
 * batch: ``GameBatch`` (Python) against ``GameBatch(backend="native")`` stepping 256 games
   with random legal moves (``argmax`` of random keys under the mask, timed with the step),
@@ -60,13 +62,13 @@ def native_batch(db, decks, n: int, threads: int):
     return b, arrays[0]
 
 
-def native_loop(db, decks, rounds: int, seed: int) -> tuple[int, float]:
-    b, _ = native_batch(db, decks, 64, 1)
+def native_loop(db, decks, rounds: int, seed: int, games: int = 64) -> tuple[int, float]:
+    b, _ = native_batch(db, decks, games, 1)
     t = time.process_time()
     err = b.random_steps(rounds, seed)
     if err:
         raise RuntimeError(err)
-    return 64 * rounds, time.process_time() - t
+    return games * rounds, time.process_time() - t
 
 
 def clone_us(factory, decks, reps: int = 20000) -> float:
@@ -98,10 +100,12 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--games", type=int, default=20, help="games per round, Python loops")
+    ap.add_argument("--no-batch", action="store_true",
+                    help="the engine and clone figures only (no GameBatch section)")
     args = ap.parse_args()
     db = load_card_db()
     decks = [load_deck(n, db) for n in list_decks()]
-    py, nat_py, nat, ratio = [], [], [], []
+    py, nat_py, nat, nat1 = [], [], [], []
     cl_py, cl_nat = [], []
     for r in range(args.rounds):
         d, t = python_loop(new_game, decks, args.games, 1000 * r)
@@ -109,10 +113,14 @@ def main() -> None:
         if d != d2:
             raise RuntimeError("the backends played different games: run the differential "
                                "check (python -m nivel_env check --backend both)")
-        d3, t3 = native_loop(db, decks, 400, r)
+        # 64 games x 1,500 rounds: about as long a timing as the Python loop's (a short
+        # one, 400 rounds at first, caught more of the shared machine's noise)
+        d3, t3 = native_loop(db, decks, 1500, r)
+        d4, t4 = native_loop(db, decks, 96000, r, games=1)
         py.append(d / t)
         nat_py.append(d2 / t2)
         nat.append(d3 / t3)
+        nat1.append(d4 / t4)
         cl_py.append(clone_us(new_game, decks))
         cl_nat.append(clone_us(new_native_game, decks))
     so = _core.__file__
@@ -122,9 +130,14 @@ def main() -> None:
     print(f"  native engine, Python loop     {spread(nat_py)} decisions/s  "
           f"{statistics.median(nat_py) / statistics.median(py):.1f}x")
     print(f"  native engine, native loop     {spread(nat)} decisions/s  "
-          f"{statistics.median(nat) / statistics.median(py):.1f}x")
+          f"{statistics.median(nat) / statistics.median(py):.1f}x  (64 games in turn)")
+    print(f"  native engine, native loop     {spread(nat1)} decisions/s  "
+          f"{statistics.median(nat1) / statistics.median(py):.1f}x  (one game at a time)")
     print(f"clone: Python {spread(cl_py)} us, native {spread(cl_nat)} us  "
           f"({statistics.median(cl_py) / statistics.median(cl_nat):.1f}x)")
+    if args.no_batch:
+        print_sizes(so)
+        return
     n = 256
     from nivel_env.env.vector import GameBatch
     print(f"batch of {n}, random legal moves, observations and masks (wall time):")
@@ -144,9 +157,13 @@ def main() -> None:
         rate = batch_rate(lambda a: b.step(a, None), mask, 300, n)
         print(f"  masks only, native, {threads} thread{'s' if threads > 1 else ' '}  "
               f"{rate:,.0f} steps/s")
+    print_sizes(so)
+
+
+def print_sizes(so: str) -> None:
     print(f"extension: {os.path.getsize(so) / 1e6:.1f} MB ({os.path.basename(so)}); a native "
-          f"game state: {_core.GAME_BYTES:,} bytes fixed, plus its event log (28 bytes an "
-          f"event) and work stack")
+          f"game state: {_core.GAME_BYTES:,} bytes fixed, plus its work stack and its share "
+          f"of the event log (28 bytes an event, in chunks of 64 that clones share)")
 
 
 if __name__ == "__main__":

@@ -159,16 +159,14 @@ def decode_events(db, defs, raw) -> list:
 class NativeGame:
     """A game on the native core; the Python ``Game``'s public API (see the module doc)."""
     backend = "native"
-    __slots__ = ("db", "cfg", "_core", "_prefix", "_events", "_py", "_defs")
+    # The instance's own values live in its ``__dict__`` (no ``__slots__``): a clone is
+    # one core call that copies that dict (``clone``; an ``object.__setattr__`` per slot
+    # cost a search's clone four times the core's own copy).  ``__setattr__`` below guards
+    # the state fields.
 
     def __init__(self, db, cfg, core, prefix=()):
-        object.__setattr__(self, "db", db)
-        object.__setattr__(self, "cfg", cfg)
-        object.__setattr__(self, "_core", core)
-        object.__setattr__(self, "_prefix", tuple(prefix))
-        object.__setattr__(self, "_events", [])
-        object.__setattr__(self, "_py", None)
-        object.__setattr__(self, "_defs", None)
+        self.__dict__.update(db=db, cfg=cfg, _core=core, _prefix=tuple(prefix), _events=(),
+                             _py=None, _defs=None)
 
     # ------------------------------------------------------------ hot path
     @property
@@ -192,7 +190,7 @@ class NativeGame:
                 f"action {action} ({g.action_name(action)}) is not legal now; "
                 f"{K.DECISION_NAMES[core.decision_kind]} decision for player "
                 f"{core.current_player}, legal: {core.legal_actions()}")
-        object.__setattr__(self, "_py", None)
+        self.__dict__["_py"] = None
 
     def is_terminal(self) -> bool:
         return self._core.over
@@ -206,24 +204,19 @@ class NativeGame:
         if type(player) is not int or player not in (0, 1):
             player = _state._seat(player)
         self._core.surrender(player)
-        object.__setattr__(self, "_py", None)
+        self.__dict__["_py"] = None
 
     def clone(self) -> "NativeGame":
-        g = NativeGame.__new__(NativeGame)
-        object.__setattr__(g, "db", self.db)
-        object.__setattr__(g, "cfg", self.cfg)
-        object.__setattr__(g, "_core", self._core.clone())
-        object.__setattr__(g, "_prefix", self._prefix)
-        object.__setattr__(g, "_events", self._events[:])
-        object.__setattr__(g, "_py", None)
-        object.__setattr__(g, "_defs", self._defs)
-        return g
+        """An independent copy: the core's state copied, everything else shared (the
+        decoded events are an immutable tuple; the mirror is rebuilt when read).  The
+        core does it in one call (``_core.clone_game``: this instance's ``__dict__``
+        copied, ``_core`` a copy of the core, ``_py`` None)."""
+        return _clone_game(self)
 
     def set_deal(self, defs: tuple, rng: int) -> None:
         """As ``Game.set_deal``, in the core (the events and every place kept)."""
         self._core.set_deal(defs, rng)
-        object.__setattr__(self, "_py", None)
-        object.__setattr__(self, "_defs", None)
+        self.__dict__.update(_py=None, _defs=None)
 
     # the scalar fields hot loops read (a search reads ``result`` at every node), straight
     # from the core; every other field comes from the mirror (``__getattr__``)
@@ -262,7 +255,7 @@ class NativeGame:
     @property
     def defs(self) -> tuple:
         if self._defs is None:
-            object.__setattr__(self, "_defs", self._core.defs)
+            self.__dict__["_defs"] = self._core.defs
         return self._defs
 
     @property
@@ -274,15 +267,17 @@ class NativeGame:
     @property
     def events(self) -> list:
         """Every event so far (the engine's typed records), as ``Game.events``."""
-        return list(self._prefix) + self._decoded()
+        return [*self._prefix, *self._decoded()]
 
     log = events
 
-    def _decoded(self) -> list:
+    def _decoded(self) -> tuple:
+        """The core's events decoded so far, extended to the current count: a tuple, so
+        that clones share it safely."""
         done = self._events
-        n = self._core.n_events
-        if len(done) < n:
-            done.extend(decode_events(self.db, self.defs, self._core.events(len(done))))
+        if len(done) < self._core.n_events:
+            done += tuple(decode_events(self.db, self.defs, self._core.events(len(done))))
+            self.__dict__["_events"] = done
         return done
 
     # ------------------------------------------------------ the mirror
@@ -294,7 +289,7 @@ class NativeGame:
             values = list(self._core.fields())
             values[_LOG] = self.events
             g = _state._from_pickle(self.db, self.cfg, tuple(_frozen(v) for v in values))
-            object.__setattr__(self, "_py", g)
+            self.__dict__["_py"] = g
         return g
 
     def python_game(self):
@@ -320,11 +315,8 @@ class NativeGame:
         setattr(g, name, value)
         core = _core_module().Core.from_fields(load_program(self.db, _core_module()),
                                                config_tuple(self.cfg), _fields_of(g))
-        object.__setattr__(self, "_core", core)
-        object.__setattr__(self, "_prefix", tuple(g.log))
-        object.__setattr__(self, "_events", [])
-        object.__setattr__(self, "_defs", None)
-        object.__setattr__(self, "_py", None)
+        self.__dict__.update(_core=core, _prefix=tuple(g.log), _events=(), _defs=None,
+                             _py=None)
 
     # --------------------------------------------------- the Game API
     @property
@@ -393,6 +385,14 @@ def _frozen(value):
     if type(value) is list:
         return ReadOnlyList([_frozen(x) if type(x) is list else x for x in value])
     return value
+
+
+def _clone_game(game):
+    """The core's ``clone_game``, looked up on the first clone (the core module loads
+    lazily) and bound here for every clone after it."""
+    global _clone_game
+    _clone_game = _core_module().clone_game
+    return _clone_game(game)
 
 
 def _fields_of(g) -> tuple:

@@ -347,10 +347,9 @@ struct Core {
 
   py::list events(size_t start) const {
     py::list out;
-    for (size_t i = start; i < g.log.size(); ++i) {
-      const Ev& e = g.log[i];
+    g.log.each_from(start, [&](const Ev& e) {
       out.append(py::make_tuple(e.kind, e.f[0], e.f[1], e.f[2], e.f[3], e.f[4], e.f[5]));
-    }
+    });
     return out;
   }
 
@@ -555,4 +554,33 @@ PYBIND11_MODULE(_core, m) {
         return to_tuple(IV(c.g.defs, c.g.defs + N_IID));
       });
   bind_encoders(m);
+
+  // clone_game(game): NativeGame.clone in one call -- a new instance of ``game``'s class
+  // (no __init__, as object.__new__ makes one) whose __dict__ is a copy of ``game``'s
+  // with "_core" a copy of the core and "_py" (the mirror) None.  A clone is what a
+  // search does most; done from Python it cost as much again as the core's own copy.
+  static PyObject* const k_core = PyUnicode_InternFromString("_core");  // (immortal here)
+  static PyObject* const k_py = PyUnicode_InternFromString("_py");
+  m.def("clone_game", [](py::handle game) {
+    PyObject* src = game.ptr();
+    py::object d = py::reinterpret_steal<py::object>(PyObject_GenericGetDict(src, nullptr));
+    if (!d || !PyDict_Check(d.ptr())) throw py::error_already_set();
+    PyObject* core = PyDict_GetItemWithError(d.ptr(), k_core);  // (borrowed)
+    if (!core) {
+      if (PyErr_Occurred()) throw py::error_already_set();
+      throw py::value_error("clone_game: the game has no core");
+    }
+    Core& c = py::handle(core).cast<Core&>();
+    py::object copy = py::reinterpret_steal<py::object>(PyDict_Copy(d.ptr()));
+    if (!copy) throw py::error_already_set();
+    py::object nc = py::cast(new Core(c), py::return_value_policy::take_ownership);
+    if (PyDict_SetItem(copy.ptr(), k_core, nc.ptr()) < 0 ||
+        PyDict_SetItem(copy.ptr(), k_py, Py_None) < 0)
+      throw py::error_already_set();
+    PyTypeObject* tp = Py_TYPE(src);
+    py::object out = py::reinterpret_steal<py::object>(tp->tp_alloc(tp, 0));
+    if (!out) throw py::error_already_set();
+    if (PyObject_GenericSetDict(out.ptr(), copy.ptr(), nullptr) < 0) throw py::error_already_set();
+    return out;
+  }, py::arg("game"));
 }

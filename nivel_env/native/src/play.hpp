@@ -8,17 +8,17 @@ namespace nv {
 static const Action& action_at(const Game& g, int i) { return g.P().actions[i]; }
 
 static void set_dec_pick(Game& g, int chooser, int purpose, const IV& cands, bool can_pass, int key, int source) {
-  g.dec = Dec();
+  g.dec.reset();
   g.dec.has = true; g.dec.kind = D_PICK; g.dec.player = chooser; g.dec.a = purpose;
   g.dec.cands = cands; g.dec.b = can_pass; g.dec.c = key; g.dec.d = source; g.dec.n = 7;
 }
 static void set_dec_yesno(Game& g, int p, int key, int self, int step) {
-  g.dec = Dec();
+  g.dec.reset();
   g.dec.has = true; g.dec.kind = D_YESNO; g.dec.player = p; g.dec.a = key; g.dec.b = self;
   g.dec.c = step; g.dec.n = 5;
 }
 static void set_dec_simple(Game& g, int kind, int p) {
-  g.dec = Dec();
+  g.dec.reset();
   g.dec.has = true; g.dec.kind = kind; g.dec.player = p; g.dec.n = 2;
 }
 

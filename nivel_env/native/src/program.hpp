@@ -130,6 +130,9 @@ struct Card {
   int trigger = -1, effect = -1, equip = -1, awakening = 0;
   bool has_back = false;
   std::vector<int> back_abilities, back_subkw, names, activated, passives;
+  // derived at load: a face's abilities by timing, in printed order ([0] the front,
+  // [1] the back), so that the hot paths read only the abilities of the timing they serve
+  std::vector<int> by_when[2][N_TIMINGS];
 };
 
 struct Program {
@@ -300,6 +303,8 @@ static Program load_program(const py::dict& d) {
     chk(c.trigger, P.abilities.size(), true, "card trigger");
     chk(c.effect, P.abilities.size(), true, "card effect");
     chk(c.equip, P.filters.size(), true, "card equip");
+    for (int a : c.abilities) c.by_when[0][P.abilities[a].when].push_back(a);
+    for (int a : c.back_abilities) c.by_when[1][P.abilities[a].when].push_back(a);
   }
   return P;
 }

@@ -6,8 +6,6 @@
 
 namespace nv {
 
-static void damage_occurs(Game& g, std::vector<std::pair<int, int>> hits);
-
 static bool run_verb(Game& g, int p, int self, const Action& a, const IV& picked) {
   int qs[2];
   switch (a.verb) {
@@ -59,7 +57,7 @@ static bool run_verb(Game& g, int p, int self, const Action& a, const IV& picked
       if (n <= 0) return false;
       int nq = players_for(g, p, a.player, qs);
       if (nq > 1 && g.cfg.simultaneous_each_player) g.stack.push_back(simple(T_LOSS_CHECK));
-      std::vector<std::pair<int, int>> hits;
+      Hits hits;
       for (int i = 0; i < nq; ++i) hits.push_back({qs[i], n});
       damage_occurs(g, hits);  // 4.5.2, 1.3.5.1
       return true;
@@ -187,7 +185,7 @@ static bool run_verb(Game& g, int p, int self, const Action& a, const IV& picked
       // between one's own unit zones the unit stays the same object (docs/rulings.md R3)
       g.unit[old] = -1;
       g.unit[nw] = iid;
-      IV moved = g.items[old];
+      Pile moved = g.items[old];
       g.items[old].clear();
       g.items[nw] = moved;
       g.where[iid] = Z_UNIT * 4 + lane;
@@ -225,14 +223,14 @@ static bool count_spec(Game& g, int p, int self, const Action& a, int& who, int&
 
 // passives (8.1.3.3): the change an action in a passive ability makes to derived values
 static void passive(Game& g, int p, int self, const Action& act, int size[2]) {
-  auto units = [&](IV& out) {
+  auto units = [&](SVec<6>& out) {
     out.clear();
     for (int t : select(g, p, self, act.target)) {
       int s = unit_slot(g, t);
       if (s >= 0) out.push_back(s);
     }
   };
-  IV slots;
+  SVec<6> slots;
   switch (act.verb) {
     case V_MODIFY:
       units(slots);
@@ -281,12 +279,12 @@ static int each_in_turn(const Game& g, const Action& a, int out[2]) {  // 1.3.5.
   return 0;
 }
 
-static IV hidden_last_by_card(const Game& g, int chooser, const IV& cands) {  // 3.2.2, 11.2.1
-  IV hidden, shown;
+static IV hidden_last_by_card(const Game& g, int chooser, IV cands) {  // 3.2.2, 11.2.1
+  IV hidden;
   for (int c : cands) {
     bool h = c >= 0 && ((g.where[c] >> 2) == Z_DECK ||
                         ((g.where[c] >> 2) == Z_HAND && owner(c) != chooser));
-    (h ? hidden : shown).push_back(c);
+    if (h) hidden.push_back(c);
   }
   if (hidden.empty()) return cands;
   sort_by_card(g, hidden);
@@ -373,7 +371,8 @@ static void run_frame(Game& g, Task f) {
   int p = f.x[F_P], self = f.x[F_SELF], key = f.x[F_KEY], step = f.x[F_STEP];
   int sub = f.x[F_SUB], part = f.x[F_PART];
   bool did = f.x[F_DID] != 0;
-  IV picked = f.v;
+  const IV* picked = &f.v;  // (the frame is ours: read in place)
+  IV all_cands;
   const Ability& ab = g.P().abilities[key];
   if (step < 0) {  // "may" for the whole ability (8.1.2.2)
     if (sub == SUB_YES) {
@@ -420,16 +419,17 @@ static void run_frame(Game& g, Task f) {
     if (spec.has) {
       IV rest;
       for (int c : spec.cands)
-        if (!contains(picked, c)) rest.push_back(c);
-      IV left = hidden_last_by_card(g, spec.chooser, rest);
-      if ((int)picked.size() < spec.hi && !left.empty()) {
+        if (!contains(*picked, c)) rest.push_back(c);
+      IV left = hidden_last_by_card(g, spec.chooser, std::move(rest));
+      if ((int)picked->size() < spec.hi && !left.empty()) {
         if (spec.lo >= (int)spec.cands.size()) {  // 8.3.3.1: all of them
-          picked = spec.cands;
+          all_cands = spec.cands;
+          picked = &all_cands;
         } else {
           Task nf = f;
           nf.x[F_SUB] = SUB_PICKING;
           g.stack.push_back(nf);
-          set_dec_pick(g, spec.chooser, spec.purpose, left, (int)picked.size() >= spec.lo, key, self);
+          set_dec_pick(g, spec.chooser, spec.purpose, left, (int)picked->size() >= spec.lo, key, self);
           return;
         }
       }
@@ -437,19 +437,19 @@ static void run_frame(Game& g, Task f) {
   }
   int who, most;
   if (sub != SUB_PICKED && count_spec(g, p, self, act, who, most)) {  // 1.3.6
-    if ((int)picked.size() < most) {
+    if ((int)picked->size() < most) {
       Task nf = f;
       nf.x[F_SUB] = SUB_PICKING;
       g.stack.push_back(nf);
       set_dec_yesno(g, who, key, self, step);
-      g.dec.d = (int)picked.size();
+      g.dec.d = (int)picked->size();
       g.dec.e = most;
       g.dec.n = 7;
       return;
     }
   }
   int pos = after_part(g, f, seq, ne ? did : false);
-  if (run_verb(g, p, self, act, picked)) g.stack[pos].x[F_DID] = 1;
+  if (run_verb(g, p, self, act, *picked)) g.stack[pos].x[F_DID] = 1;
 }
 
 static void frame_pick(Game& g, Task f, int v) {
@@ -546,7 +546,7 @@ static void run_discard_task(Game& g, const Task& t) {
   Pile& hand = g.hand[p];
   if (n <= 0 || hand.empty()) return;
   if ((int)hand.size() <= n) {
-    IV all = hand;
+    Pile all = hand;
     for (int iid : all) discard_card(g, p, iid, purpose);
     return;
   }
@@ -696,7 +696,7 @@ static void battle_step(Game& g, bool atk_here) {
     }
     int hit = g.ht[sa];  // 7.4.2
     ev(g, E_BATTLE, BR_UNBLOCKED, hit, 1 - p, NONE, NONE);
-    damage_occurs(g, {{1 - p, hit}});  // 4.5.2
+    damage_occurs(g, Hits(1 - p, hit));  // 4.5.2
     return;
   }
   int sd = unit_slot(g, dfn);
@@ -726,7 +726,7 @@ static void run_battle(Game& g, const Task& t) {
     if (atk_here) {
       IV opts = guardian_options(g);
       if (!opts.empty()) {
-        g.dec = Dec();
+        g.dec.reset();
         g.dec.has = true; g.dec.kind = D_GUARDIAN; g.dec.player = 1 - p; g.dec.cands = opts; g.dec.n = 3;
       }
     }
@@ -736,7 +736,7 @@ static void run_battle(Game& g, const Task& t) {
     if (atk_here && g.battle.def < 0) {  // 7.3.3
       int s = (1 - g.tp) * 3 + g.battle.lane;  // 7.3.1: the encounter unit
       if (g.unit[s] >= 0 && can_defend(g, s)) {
-        g.dec = Dec();
+        g.dec.reset();
         g.dec.has = true; g.dec.kind = D_DEFENSE; g.dec.player = 1 - p;
         g.dec.a = g.battle.lane; g.dec.b = g.battle.duel; g.dec.n = 4;  // 10.2.3.5.3
       }
@@ -755,10 +755,9 @@ static void run_battle(Game& g, const Task& t) {
     g.stack.push_back(t);
     battle_step(g, atk_here);
   } else {  // 7.5
-    std::vector<Mod> keep;
-    for (const Mod& md : g.mods)
-      if (md.until != U_BATTLE) keep.push_back(md);
-    g.mods.swap(keep);  // 7.5.1
+    g.mods.erase(std::remove_if(g.mods.begin(), g.mods.end(),
+                                [](const Mod& md) { return md.until == U_BATTLE; }),
+                 g.mods.end());  // 7.5.1
     g.dirty = true;
     g.battle = Battle();
     ev(g, E_BATTLE_END);
@@ -849,27 +848,25 @@ static void damage_check(Game& g, const Task& t) {
 
 // ================================================================== damage_window.py
 static void window_effects(Game& g, int q, std::vector<Entry>& out) {
-  AbList ua;
   for (int lane = 0; lane < 3; ++lane) {
     int iid = g.unit[q * 3 + lane];
     if (iid < 0) continue;
-    unit_abilities(g, iid, ua);
-    for (auto& pr : ua) {
-      const Ability& a = g.P().abilities[pr.first];
-      if (a.when == W_BEFORE_DAMAGE && (a.gates.empty() || gates_ok(g, q, iid, a.gates)))
+    each_unit_ability(g, iid, W_BEFORE_DAMAGE, [&](int ak) {
+      const Ability& a = g.P().abilities[ak];
+      if (a.gates.empty() || gates_ok(g, q, iid, a.gates))
         out.push_back(Entry{AUTO, q, K_ABILITY, iid, g.stamp[iid], a.key, 0});
-    }
+    });
   }
   int leader = q * PER;
-  for (int ak : leader_face_abilities(g, q)) {
+  for (int ak : leader_abilities(g, q, W_BEFORE_DAMAGE)) {
     const Ability& a = g.P().abilities[ak];
-    if (a.when == W_BEFORE_DAMAGE && (a.gates.empty() || gates_ok(g, q, leader, a.gates)))
+    if (a.gates.empty() || gates_ok(g, q, leader, a.gates))
       out.push_back(Entry{AUTO, q, K_ABILITY, leader, g.stamp[leader], a.key, 0});
   }
 }
 
-static void damage_occurs(Game& g, std::vector<std::pair<int, int>> hits_in) {  // 4.5.2
-  std::vector<std::pair<int, int>> hits;
+static void damage_occurs(Game& g, const Hits& hits_in) {  // 4.5.2
+  Hits hits;
   for (auto& h : hits_in)
     if (h.second > 0) hits.push_back(h);
   for (int i = (int)hits.size() - 1; i >= 0; --i)
@@ -896,7 +893,7 @@ static const bool PENDING_SHOWS[] = {false, true, true, true, false, false, fals
 
 static void resolve_pending(Game& g, int kind, int p, int iid, int st, int arg, int arg2) {
   switch (kind) {
-    case K_PIERCE: damage_occurs(g, {{1 - p, arg}}); return;  // 10.2.3.2.2
+    case K_PIERCE: damage_occurs(g, Hits(1 - p, arg)); return;  // 10.2.3.2.2
     case K_PLUNDER: case K_CREDIT_DRAW: draw(g, p, arg); return;  // 10.2.3.3.2, 10.2.6.4.3
     case K_INFILTRATE: {
       const Battle& b = g.battle;
@@ -958,7 +955,7 @@ static void finish(Game& g) {  // 1.2.1, 1.2.3
   else return;
   g.has_result = true;
   g.phase = PH_OVER;
-  g.dec = Dec();
+  g.dec.reset();
   ev(g, E_GAME_OVER, g.result[0], g.result[1], (l0 && l1) ? GO_BOTH_LOST : GO_LOSS);
 }
 
@@ -1024,24 +1021,23 @@ static void end_phase(Game& g, const Task& t) {
       int iid = g.unit[p * 3 + lane];
       if (iid >= 0) trigger_timing(g, iid, W_END_OF_TURN);
     }
-    for (int ak : leader_face_abilities(g, p)) {
+    for (int ak : leader_abilities(g, p, W_END_OF_TURN)) {
       const Ability& a = g.P().abilities[ak];
-      if (a.when == W_END_OF_TURN && (a.gates.empty() || gates_ok(g, p, p * PER, a.gates)))
+      if (a.gates.empty() || gates_ok(g, p, p * PER, a.gates))
         queue(g, AUTO, p, K_ABILITY, p * PER, a.key);
     }
   } else if (step == 1) {  // 6.6.1.2, 8.5.3
     size_t before = g.mods.size();
-    std::vector<Mod> keep;
-    for (const Mod& md : g.mods)
-      if (md.until != U_TURN) keep.push_back(md);
-    g.mods.swap(keep);
+    g.mods.erase(std::remove_if(g.mods.begin(), g.mods.end(),
+                                [](const Mod& md) { return md.until == U_TURN; }),
+                 g.mods.end());
     if (g.mods.size() != before) {
       g.dirty = true;
       ev(g, E_EXPIRE, (int)(before - g.mods.size()));
     }
     g.stack.push_back(task2(T_END, 2));
   } else if (step == 2) {  // 6.6.1.3
-    IV sk = g.skill[p];
+    Pile sk = g.skill[p];
     for (int iid : sk) trash_from_field(g, iid, false);
     g.stack.push_back(task2(T_END, 3));
     int excess = (int)g.hand[p].size() - g.cfg.hand_limit;  // 6.6.1.4
@@ -1053,14 +1049,13 @@ static void end_phase(Game& g, const Task& t) {
 }
 
 static void check_equips(Game& g) {  // 8.6.2
-  bool any = false;
-  for (int s = 0; s < 6; ++s) any |= !g.items[s].empty();
-  if (!any) return;
+  const Pile* on = g.items;  // (run at every step of the work stack: one test, no loop)
+  if (!(on[0].n | on[1].n | on[2].n | on[3].n | on[4].n | on[5].n)) return;
   for (int s = 0; s < 6; ++s) {
     if (g.items[s].empty()) continue;
     ensure(g);
     int u = g.unit[s];
-    IV its = g.items[s];
+    Pile its = g.items[s];
     for (int it : its) {
       int cond = g.card(it).equip;
       if (cond >= 0 && !matches_f(g, u, cond)) {
@@ -1106,7 +1101,7 @@ static inline bool checkpoint(int k) {  // 8.4.1.1, 8.4.3
 }
 
 static void run(Game& g) {
-  g.dec = Dec();
+  g.dec.reset();
   for (;;) {
     rule_processing(g);
     if (g.has_result || g.dec.has) return;
@@ -1368,9 +1363,9 @@ static void activate(Game& g, int source, int slot) {
 // legal.apply_action: ``a`` is legal (checked by the caller against legal_actions)
 static void apply_action(Game& g, int a) {
   ensure(g);  // fresh at every decision of a game played on; a restored game's are stale
-  Dec d = g.dec;
+  Dec d = std::move(g.dec);
   int kind = d.kind, p = d.player;
-  g.dec = Dec();
+  g.dec.reset();
   if (a == A_SURRENDER) {
     surrender(g, p);
     return;

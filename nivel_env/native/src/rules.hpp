@@ -54,7 +54,18 @@ static inline void shuffle(uint64_t& s, V& v) {
 static void ensure(Game& g);
 static void trash_from_field(Game& g, int iid, bool by_effect, bool by_battle = false,
                              int other = -1, bool upgrade = false, bool pays = false);
-static void damage_occurs(Game& g, std::vector<std::pair<int, int>> hits);
+struct Hits {  // damage to deal: (player, amount), at most one a player
+  int n = 0;
+  std::pair<int, int> v[2];
+  Hits() = default;
+  Hits(int p, int amount) : n(1) { v[0] = {p, amount}; }
+  void push_back(std::pair<int, int> h) { v[n++] = h; }
+  int size() const { return n; }
+  const std::pair<int, int>& operator[](int i) const { return v[i]; }
+  const std::pair<int, int>* begin() const { return v; }
+  const std::pair<int, int>* end() const { return v + n; }
+};
+static void damage_occurs(Game& g, const Hits& hits);
 static void push_frame(Game& g, int p, int self, const Ability& ab);
 static void declare_attack(Game& g, int lane, bool by_effect);
 static bool can_attack(Game& g, int lane);
@@ -65,6 +76,12 @@ static void finish(Game& g);
 const IV& leader_face_abilities(const Game& g, int p) {
   const Card& c = g.card(p * PER);
   return (g.awake[p] && c.has_back) ? c.back_abilities : c.abilities;
+}
+
+// leader_face_abilities filtered by timing
+static inline const IV& leader_abilities(const Game& g, int p, int timing) {
+  const Card& c = g.card(p * PER);
+  return c.by_when[(g.awake[p] && c.has_back) ? 1 : 0][timing];
 }
 
 // ================================================================ filters.py / match.py
@@ -305,15 +322,31 @@ static int scaled(int v, int percent) {  // 1.3.7.2: rounded half up; negative i
 
 static void passive(Game& g, int p, int self, const Action& act, int size[2]);
 
+// the passive abilities refresh applies, on the stack (refresh runs at every change; a
+// field with over 64 of them spills to the heap)
+struct Static { int p, self, ab; };
+struct Statics {
+  int n = 0;
+  Static v[64];
+  std::vector<Static> more;
+  void push_back(Static x) {
+    if (n < 64) v[n++] = x;
+    else more.push_back(x);
+  }
+  template <class F>
+  void each(F fn) const {
+    for (int i = 0; i < n; ++i) fn(v[i]);
+    for (const Static& x : more) fn(x);
+  }
+};
+
 static void refresh(Game& g) {
   g.dirty = false;
   const Program& P = g.P();
   int pw[6] = {0}, ht[6] = {0}, na[6] = {0}, cant[6] = {0}, uc[6] = {0};
   SVec<64> kws[6];
   int size[2] = {g.level[0] + (int)g.damage[0].size(), g.level[1] + (int)g.damage[1].size()};
-  struct Static { int p, self, ab; };
-  thread_local std::vector<Static> statics;  // reused: refresh runs on every change
-  statics.clear();
+  Statics statics;
   for (int s = 0; s < 6; ++s) {
     int iid = g.unit[s];
     if (iid < 0) continue;
@@ -335,8 +368,7 @@ static void refresh(Game& g) {
     }
   }
   for (int p = 0; p < 2; ++p)  // 10.1.3.2
-    for (int a : leader_face_abilities(g, p))
-      if (P.abilities[a].when == W_PASSIVE) statics.push_back({p, p * PER, a});
+    for (int a : leader_abilities(g, p, W_PASSIVE)) statics.push_back({p, p * PER, a});
   if (!g.mods.empty()) {  // stats._apply_mods
     for (const Mod& md : g.mods) {
       if (md.kind == M_SIZE) { size[md.target] += md.amount; continue; }
@@ -361,18 +393,18 @@ static void refresh(Game& g) {
   // published now, so that conditions inside passives see printed values + modifiers
   for (int s = 0; s < 6; ++s) {
     g.pw[s] = pw[s]; g.ht[s] = ht[s]; g.na[s] = na[s]; g.cant[s] = cant[s]; g.uc[s] = uc[s];
-    g.kws[s] = kws[s];
+    g.kws[s].assign(kws[s]);
   }
-  for (const Static& st : statics) {
+  statics.each([&](const Static& st) {
     const Ability& a = P.abilities[st.ab];
-    if (!a.gates.empty() && !gates_ok(g, st.p, st.self, a.gates)) continue;
-    if (a.condition >= 0 && !condition(g, st.p, st.self, a.condition)) continue;
+    if (!a.gates.empty() && !gates_ok(g, st.p, st.self, a.gates)) return;
+    if (a.condition >= 0 && !condition(g, st.p, st.self, a.condition)) return;
     for (int ai : a.actions) {
       const Action& act = P.actions[ai];
       if (act.condition >= 0 && !condition(g, st.p, st.self, act.condition)) continue;
       passive(g, st.p, st.self, act, size);
     }
-  }
+  });
   for (int s = 0; s < 6; ++s) {  // 1.3.7.1
     if (g.pw[s] < 0) g.pw[s] = 0;
     if (g.ht[s] < 0) g.ht[s] = 0;
@@ -426,50 +458,35 @@ static Pile* pile_of(Game& g, int zone, int p) {
   }
 }
 
-struct AbList {  // (ability, card printing it) pairs of one unit: its own, then its items'
-  int n = 0;
-  std::pair<int, int> v[64];
-  void clear() { n = 0; }
-  void push_back(std::pair<int, int> x) {
-    if (n >= 64) throw std::length_error("native state: a unit with over 64 abilities");
-    v[n++] = x;
-  }
-  const std::pair<int, int>* begin() const { return v; }
-  const std::pair<int, int>* end() const { return v + n; }
-};
-
-static void unit_abilities(const Game& g, int iid, AbList& out) {
-  out.clear();
-  for (int a : g.card(iid).abilities) out.push_back({a, iid});
+// a unit's abilities of one timing: its own, then its items' (in their order) -- the
+// Python engine's unit_abilities filtered by timing, read from the card's by_when lists
+template <class F>
+static inline void each_unit_ability(const Game& g, int iid, int timing, F fn) {
+  for (int a : g.card(iid).by_when[0][timing]) fn(a);
   int w = g.where[iid];
   if ((w >> 2) == Z_UNIT)
     for (int it : g.items[owner(iid) * 3 + (w & 3)])
-      for (int a : g.card(it).abilities) out.push_back({a, it});
+      for (int a : g.card(it).by_when[0][timing]) fn(a);
 }
 
 // whenever.py: met
 static void met(Game& g, int event, int q, int times) {
   if (!(g.P().watched >> event & 1)) return;
   const Program& P = g.P();
-  AbList ua;
   int order[2] = {g.tp, 1 - g.tp};
   for (int p : order) {
     int whose = p == q ? WHO_YOU : WHO_OPPONENT;
     auto consider = [&](int iid, int ak) {
       const Ability& a = P.abilities[ak];
-      if (a.when != W_WHENEVER) return;
       if (a.watch == event && a.whose == whose && (a.gates.empty() || gates_ok(g, p, iid, a.gates)))
         for (int t = 0; t < times; ++t)
           g.pend.push_back(Entry{CONT, p, K_ABILITY, iid, g.stamp[iid], a.key, 0});
     };
     for (int lane = 0; lane < 3; ++lane) {
       int iid = g.unit[p * 3 + lane];
-      if (iid >= 0) {
-        unit_abilities(g, iid, ua);
-        for (auto& pr : ua) consider(iid, pr.first);
-      }
+      if (iid >= 0) each_unit_ability(g, iid, W_WHENEVER, [&](int a) { consider(iid, a); });
     }
-    for (int a : leader_face_abilities(g, p)) consider(p * PER, a);
+    for (int a : leader_abilities(g, p, W_WHENEVER)) consider(p * PER, a);
   }
 }
 
@@ -518,13 +535,10 @@ static void put(Game& g, int iid, int zone, int lane = 3, bool bottom = false) {
   }
   g.where[iid] = zone * 4 + lane;
   g.stamp[iid] += 1;
-  if (!g.mods.empty()) {
-    std::vector<Mod> keep;
-    keep.reserve(g.mods.size());
-    for (const Mod& md : g.mods)
-      if (md.target != iid || md.kind == M_SIZE) keep.push_back(md);
-    g.mods.swap(keep);
-  }
+  if (!g.mods.empty())
+    g.mods.erase(std::remove_if(g.mods.begin(), g.mods.end(),
+                                [iid](const Mod& md) { return md.target == iid && md.kind != M_SIZE; }),
+                 g.mods.end());
   g.dirty = true;
 }
 
@@ -595,13 +609,10 @@ static void queue(Game& g, int cls, int p, int kind, int self, int arg = 0, int 
 
 static void trigger_timing(Game& g, int iid, int timing) {
   int p = owner(iid);
-  AbList ua;
-  unit_abilities(g, iid, ua);
-  for (auto& pr : ua) {
-    const Ability& a = g.P().abilities[pr.first];
-    if (a.when == timing && (a.gates.empty() || gates_ok(g, p, iid, a.gates)))
-      queue(g, AUTO, p, K_ABILITY, iid, a.key);
-  }
+  each_unit_ability(g, iid, timing, [&](int ak) {
+    const Ability& a = g.P().abilities[ak];
+    if (a.gates.empty() || gates_ok(g, p, iid, a.gates)) queue(g, AUTO, p, K_ABILITY, iid, a.key);
+  });
 }
 
 static void place_unit(Game& g, int iid, int lane) {  // 3.5.3, 10.1.2.2, 10.2.6.4.3
@@ -610,7 +621,8 @@ static void place_unit(Game& g, int iid, int lane) {  // 3.5.3, 10.1.2.2, 10.2.6
   ev(g, E_PLACE, iid, p, lane);
   trigger_timing(g, iid, W_ENTRY);
   ensure(g);
-  SVec<64> ks = g.kws[p * 3 + lane];
+  SVec<64> ks;
+  ks.assign(g.kws[p * 3 + lane]);
   for (int k : ks) {
     const Keyword& K = g.P().keywords[k];
     if (K.term == S_CREDIT) {  // keywords._credit_placed
@@ -628,16 +640,15 @@ static void trash_from_field(Game& g, int iid, bool by_effect, bool by_battle, i
     int s = p * 3 + (w & 3);
     IV exits;
     if (by_effect || by_battle) {
-      AbList ua;
-      unit_abilities(g, iid, ua);
-      for (auto& pr : ua) {
-        const Ability& a = g.P().abilities[pr.first];
-        if (a.when == W_EXIT && (a.gates.empty() || gates_ok(g, p, iid, a.gates))) exits.push_back(a.key);
-      }
+      each_unit_ability(g, iid, W_EXIT, [&](int ak) {
+        const Ability& a = g.P().abilities[ak];
+        if (a.gates.empty() || gates_ok(g, p, iid, a.gates)) exits.push_back(a.key);
+      });
     }
     ensure(g);
-    SVec<64> subs = g.kws[s];
-    IV its = g.items[s];
+    SVec<64> subs;
+    subs.assign(g.kws[s]);
+    Pile its = g.items[s];
     for (int it : its) {
       move(g, it, Z_TRASH);
       ev(g, E_TRASH, it, p, TR_RULE, -1);
@@ -671,7 +682,7 @@ static void leave_field(Game& g, int iid, int zone, bool bottom = false) {
   int w = g.where[iid];
   int p = owner(iid);
   if ((w >> 2) == Z_UNIT) {
-    IV its = g.items[p * 3 + (w & 3)];
+    Pile its = g.items[p * 3 + (w & 3)];
     for (int it : its) move(g, it, Z_TRASH);
   }
   move(g, iid, zone, 3, bottom);
@@ -744,7 +755,7 @@ static void run_order(Game& g, const Task& t) {
   g.stack.push_back(nt);
   IV sorted = cards;
   sort_by_card(g, sorted);
-  g.dec = Dec();
+  g.dec.reset();
   g.dec.has = true; g.dec.kind = D_PICK; g.dec.player = q; g.dec.a = P_CARD_ORDER;
   g.dec.cands = sorted; g.dec.b = 0; g.dec.c = -1; g.dec.d = source; g.dec.n = 7;
 }

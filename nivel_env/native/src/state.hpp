@@ -3,6 +3,7 @@
 #pragma once
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
@@ -63,19 +64,20 @@ constexpr int DR_EFFECT = 8, DR_BARRIER = 9;
 enum { RV_RETURN_TO_HAND, RV_TO_DECK_BOTTOM, RV_SALVAGE, RV_SEARCH };
 
 // A list of at most N ints stored inline: a state made of these copies with one memcpy
-// (clone), and moving cards allocates nothing.  Overflow is an error, never a write past
-// the end (a pile holds at most a player's 41 cards).
+// (clone: trivially copyable, so the compiler copies the game's lists as one block, not
+// list by list), and moving cards allocates nothing.  Overflow is an error, never a write
+// past the end (a pile holds at most a player's 41 cards).
 template <int N>
 struct SVec {
   int n = 0;
   int v[N];
   using value_type = int;
   SVec() = default;
-  SVec(const SVec& o) : n(o.n) { std::copy(o.v, o.v + o.n, v); }
-  SVec& operator=(const SVec& o) {
+  // copy ``o``'s elements only (a plain copy moves the whole array: right for a state's
+  // one-block copy, wasteful for one short list)
+  void assign(const SVec& o) {
     n = o.n;
     std::copy(o.v, o.v + o.n, v);
-    return *this;
   }
   int size() const { return n; }
   bool empty() const { return n == 0; }
@@ -121,6 +123,81 @@ struct Ev {
   int f[6];
 };
 
+// The event log: append-only, in chunks that a game shares with its clones, so that a
+// clone copies one pointer and a length, not every event so far.  Only a chunk's free tail
+// is ever written: a game logs in place when no game sharing the chunk has logged past
+// its own end there (``used``, claimed atomically, so that clones may play on in
+// different threads), and otherwise first copies the chunk's events up to its end (at
+// most CAP).  Full chunks are never written again.
+struct EvChunk {
+  static constexpr int CAP = 64;
+  std::shared_ptr<EvChunk> prev;  // the full chunk before, or null
+  uint32_t base = 0;              // the index of ev[0] in the log
+  std::atomic<uint32_t> used{0};  // slots claimed by some game sharing this chunk
+  Ev ev[CAP];
+  EvChunk() {}  // (the events are written as they are logged)
+};
+
+struct EvLog {
+  std::shared_ptr<EvChunk> tail;
+  uint32_t n = 0;
+
+  size_t size() const { return n; }
+  void push_back(const Ev& e) {
+    EvChunk* t = tail.get();
+    uint32_t k = t ? n - t->base : 0;
+    if (!t || k == (uint32_t)EvChunk::CAP) {  // a new chunk after the full one
+      auto c = std::make_shared<EvChunk>();
+      c->prev = std::move(tail);
+      c->base = n;
+      c->used.store(1, std::memory_order_relaxed);
+      c->ev[0] = e;
+      tail = std::move(c);
+    } else if (tail.use_count() == 1) {  // ours alone: whatever a former sharer wrote is dead
+      t->used.store(k + 1, std::memory_order_relaxed);
+      t->ev[k] = e;
+    } else {
+      uint32_t expect = k;
+      if (t->used.compare_exchange_strong(expect, k + 1, std::memory_order_acq_rel)) {
+        t->ev[k] = e;
+      } else {  // another game logged past our end here: copy our part of the chunk
+        auto c = std::make_shared<EvChunk>();
+        c->prev = t->prev;
+        c->base = t->base;
+        std::copy(t->ev, t->ev + k, c->ev);
+        c->ev[k] = e;
+        c->used.store(k + 1, std::memory_order_relaxed);
+        tail = std::move(c);
+      }
+    }
+    ++n;
+  }
+  void clear() {
+    tail.reset();
+    n = 0;
+  }
+  // events [start, n) in order
+  template <class F>
+  void each_from(size_t start, F fn) const {
+    if (start >= n) return;
+    const EvChunk* chunks[64];
+    std::vector<const EvChunk*> more;  // a log of over 64 chunks read from far back
+    int nc = 0;
+    for (const EvChunk* c = tail.get(); c; c = c->prev.get()) {
+      if (nc < 64) chunks[nc++] = c;
+      else more.push_back(c);
+      if (c->base <= start) break;
+    }
+    auto visit = [&](const EvChunk* c) {
+      uint32_t end = std::min<uint32_t>(n, c->base + EvChunk::CAP);
+      for (uint32_t i = std::max<uint32_t>(c->base, (uint32_t)start); i < end; ++i)
+        fn(c->ev[i - c->base]);
+    };
+    for (size_t i = more.size(); i-- > 0;) visit(more[i]);
+    for (int i = nc; i-- > 0;) visit(chunks[i]);
+  }
+};
+
 struct Entry {  // a waiting effect (Game.pend): (cls, player, kind, self_iid, stamp, arg, arg2)
   int cls, p, kind, iid, stamp, arg, arg2;
   bool operator==(const Entry& o) const {
@@ -161,6 +238,13 @@ struct Dec {
   bool has = false;
   int kind = 0, player = 0, a = 0, b = 0, c = 0, d = 0, e = 0, n = 2;
   std::vector<int> cands;
+  // back to no decision, keeping the candidates' storage (a decision a step)
+  void reset() {
+    has = false;
+    kind = player = a = b = c = d = e = 0;
+    n = 2;
+    cands.clear();
+  }
 };
 
 struct Config {
@@ -201,7 +285,7 @@ struct Game {
   int result[2] = {0, 0};
   bool truncated = false;
   std::vector<Pair> delayed;
-  std::vector<Ev> log;
+  EvLog log;
   bool mulled[2];
   Pile known[2];
   // derived (stats.refresh) and the legal-action cache: never saved
