@@ -81,11 +81,12 @@ inline void bind_batch(py::module_& m) {
         b.obs_size = S.size;
         const nv::EncSpec* spec = &S;
         // the acting seat sees its playable hand slots (legal), the final view does not
-        b.encode = [spec](nv::Game& g, int seat, float* out) {
+        b.encode = [spec](nv::Game& g, int seat, float* out, nv::enc::RowCache* cache) {
           nv::ensure(g);
           bool acting = !g.has_result && g.legal_ok && g.dec.player == seat;
-          nv::enc::encode(*spec, g, seat, acting ? &g.legal : nullptr, out);
+          nv::enc::encode(*spec, g, seat, acting ? &g.legal : nullptr, out, cache);
         };
+        b.caches.assign(n, nv::enc::RowCache());  // obs: nothing known of what it holds
         pb.keep.append(encoder);
         pb.keep.append(obs);
         pb.keep.append(final_obs);
@@ -114,6 +115,24 @@ inline void bind_batch(py::module_& m) {
         }
         return err;
       })
+      .def("try_step", [](PyBatch& pb, py::array_t<int64_t, py::array::c_style> acts)
+               -> py::object {
+        // every game's action, checked here: False (nothing moved) when one is not legal,
+        // else step's answer
+        Batch& b = pb.b;
+        if (acts.ndim() != 1 || acts.size() != b.n)
+          throw py::value_error("native batch: one action per game");
+        const int64_t* a = acts.data();
+        std::string err;
+        bool legal;
+        {
+          py::gil_scoped_release nogil;
+          legal = b.all_legal(a);
+          if (legal) err = b.step(a, {}, true);
+        }
+        if (!legal) return py::bool_(false);
+        return py::str(err);
+      })
       .def("random_steps", [](PyBatch& pb, int rounds, uint64_t seed) {
         std::string err;
         {
@@ -132,7 +151,20 @@ inline void bind_batch(py::module_& m) {
         Batch& b = pb.b;
         Batch& s = *pb.saved;
         b.games = s.games; b.streams = s.streams; b.seats = s.seats;
+        b.forget_rows();  // the caller puts its own copy of obs back
       })
+      .def("forget_rows", [](PyBatch& pb) { pb.b.forget_rows(); })
+      .def("random_actions", [](PyBatch& pb, py::object out) {
+        Batch& b = pb.b;
+        int64_t* o = buffer<int64_t>(out, "random_actions out", b.n);
+        {
+          py::gil_scoped_release nogil;
+          b.random_actions(o);
+        }
+        return out;
+      }, py::arg("out"))
+      .def_property("sampler_state", [](PyBatch& pb) { return pb.b.sampler; },
+                    [](PyBatch& pb, uint64_t s) { pb.b.sampler = s; })
       .def("drop_saved", [](PyBatch& pb) { pb.saved.reset(); })
       .def_property("threads", [](PyBatch& pb) { return pb.b.threads; },
                     [](PyBatch& pb, int t) { pb.b.threads = std::max(1, t); })

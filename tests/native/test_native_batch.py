@@ -1,0 +1,99 @@
+"""The native GameBatch's own parts: observations written through its per-game row caches
+and split over its helper threads stay the Python GameBatch's bytes (both layouts, final
+views included, across deals, selections and a rolled-back block), and its C++ random
+player draws legal, seeded actions."""
+import numpy as np
+import pytest
+
+pytest.importorskip("nivel_env.native._core")
+
+from nivel_env.env.vector import GameBatch  # noqa: E402
+
+
+def same(py, nb, where: str) -> None:
+    for name in ("obs", "mask", "actor", "learner_seat", "done", "truncated", "reward",
+                 "episodes"):
+        a, b = getattr(py, name), getattr(nb, name)
+        if not np.array_equal(a, b):
+            bad = np.argwhere(a != b)[:5].tolist()
+            raise AssertionError(f"{where}: {name} differs at {bad}")
+    ended = py.done
+    assert np.array_equal(py.final_obs[ended], nb.final_obs[ended]), f"{where}: final_obs"
+    assert py.last_returns == nb.last_returns, where
+
+
+@pytest.mark.parametrize("obs", ["full", "compact"])
+def test_native_batch_writes_the_python_batch_bytes(obs):
+    n = 40                                    # five chunks of eight: the step is split
+    py = GameBatch(n, obs=obs, backend="python")
+    nb = GameBatch(n, obs=obs, backend="native", threads=2)
+    py.reset(seed=7)
+    nb.reset(seed=7)
+    rng = np.random.default_rng(1)
+    same(py, nb, "after reset")
+    ends = 0
+    for step in range(260):
+        acts = np.argmax(py.mask * rng.random(py.mask.shape), axis=1)
+        which = None if step % 5 else rng.random(n) < 0.5
+        py.step(acts, which)
+        nb.step(acts, which)
+        same(py, nb, f"step {step}")
+        ends += int(py.done.sum())
+    assert ends > 0                           # deals after ends went through the caches
+
+
+def test_a_rolled_back_block_and_a_written_obs_are_rewritten_whole():
+    n = 16
+    py = GameBatch(n, obs="full", backend="python")
+    nb = GameBatch(n, obs="full", backend="native")
+    py.reset(seed=3)
+    nb.reset(seed=3)
+    rng = np.random.default_rng(2)
+
+    def step():
+        acts = np.argmax(py.mask * rng.random(py.mask.shape), axis=1)
+        py.step(acts)
+        nb.step(acts)
+
+    for _ in range(20):
+        step()
+    for b in (py, nb):                        # steps that stand, then are taken back
+        with pytest.raises(KeyError):
+            with b.all_or_nothing():
+                for _ in range(6):
+                    b.step(np.argmax(b.mask * np.random.default_rng(9).random(b.mask.shape),
+                                     axis=1))
+                raise KeyError("roll back")
+    same(py, nb, "after the roll-back")
+    for _ in range(10):
+        step()
+        same(py, nb, "stepping after the roll-back")
+    nb.obs[:] = -1.0                          # someone wrote into obs: told, it heals
+    nb.forget_rows()
+    step()
+    same(py, nb, "after forget_rows")
+
+
+def test_random_actions_are_legal_and_follow_the_reset_seed():
+    def play(seed):
+        b = GameBatch(12, obs="compact", backend="native")
+        b.reset(seed=seed)
+        seen = []
+        for _ in range(150):
+            a = b.random_actions()
+            assert a.dtype == np.int64 and a.shape == (12,)
+            assert b.mask[np.arange(12), a].all()
+            seen.append(a.copy())
+            b.step(a)
+        return np.array(seen), b.episodes.sum()
+    first, ended = play(4)
+    again, _ = play(4)
+    other, _ = play(5)
+    assert np.array_equal(first, again) and not np.array_equal(first, other)
+    assert ended > 0
+    b = GameBatch(3, backend="native")
+    b.reset(seed=1)
+    out = np.zeros(3, np.int64)
+    assert b.random_actions(out) is out
+    with pytest.raises(ValueError, match="random_actions out"):
+        b.random_actions(np.zeros(3, np.int32))
