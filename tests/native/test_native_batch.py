@@ -97,3 +97,21 @@ def test_random_actions_are_legal_and_follow_the_reset_seed():
     assert b.random_actions(out) is out
     with pytest.raises(ValueError, match="random_actions out"):
         b.random_actions(np.zeros(3, np.int32))
+
+
+def test_a_step_checked_in_the_core_refuses_a_bad_action_and_moves_nothing():
+    from nivel_env.engine.errors import IllegalActionError
+    b = GameBatch(6, obs="compact", backend="native")
+    b.reset(seed=2)
+    before = b.obs.copy(), b.mask.copy()
+    acts = b.random_actions()
+    bad = acts.copy()
+    bad[4] = np.flatnonzero(~b.mask[4])[0]             # not legal in game 4
+    with pytest.raises(IllegalActionError, match="game 4"):
+        b.step(bad)
+    bad[4] = 999                                      # not an action id at all
+    with pytest.raises(IllegalActionError, match="game 4"):
+        b.step(bad)
+    assert (b.obs == before[0]).all() and (b.mask == before[1]).all() and b.broken is None
+    b.step(acts)                                      # the checked fast path moves them all
+    assert not (b.obs == before[0]).all()
