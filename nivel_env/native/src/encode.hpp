@@ -85,9 +85,10 @@ struct List {
   std::vector<T> v;
   size_t n = 0;
   void push_back(T x) {
-    if (n == v.size()) v.resize(n ? 2 * n : 128);
+    if (__builtin_expect(n == v.size(), 0)) grow();
     v[n++] = x;
   }
+  __attribute__((noinline)) void grow() { v.resize(n ? 2 * n : 128); }
   void insert_zeros(size_t k) {
     if (n + k > v.size()) v.resize(2 * (n + k));
     std::fill(v.begin() + n, v.begin() + n + k, T());
@@ -128,6 +129,10 @@ struct RowCache {
   std::vector<int> zrows[6];
   std::vector<float> zsum;                 // 6 x width
   Out out;                                 // the working lists of the calls through it
+  // the indices past the leading values that the last call set in the blocks cleared on
+  // every call (flags, candidate slots, counts): the only ones there that are not zero
+  std::vector<int> set;
+  bool set_known = false;
   uint64_t zver[6] = {0, 0, 0, 0, 0, 0}, counter = 0;
   uint64_t written[6] = {0, 0, 0, 0, 0, 0};  // per zone block: the version it holds; 0: unknown
   RowCache() { forget(); }
@@ -140,6 +145,8 @@ struct RowCache {
       zver[k] = ++counter;  // an empty pile, summed to zeros
       written[k] = 0;
     }
+    set.clear();
+    set_known = false;
   }
 };
 
@@ -303,7 +310,13 @@ inline void write_full_cached(const EncSpec& S, const Game& g, int p, const int*
 // every block is written).
 inline void encode(const EncSpec& S, const Game& g, int p, const std::vector<int>* legal,
                    float* buf, RowCache* cache = nullptr) {
-  for (auto& r : S.cleared) std::memset(buf + r.first, 0, sizeof(float) * (r.second - r.first));
+  // the blocks written on every call start from zeros: cleared whole, or (with a cache)
+  // only where the last call set something, the rest being zeros still
+  if (cache && cache->set_known) {
+    for (int x : cache->set) buf[x] = 0.0f;
+  } else {
+    for (auto& r : S.cleared) std::memset(buf + r.first, 0, sizeof(float) * (r.second - r.first));
+  }
   Out local;
   Out& out = cache ? cache->out : local;
   out.clear();
@@ -526,6 +539,11 @@ inline void encode(const EncSpec& S, const Game& g, int p, const std::vector<int
     buf[i] = (float)(big ? clip(vals[i]) : vals[i]);
   for (int x : ones) buf[x] = 1.0f;
   for (size_t i = 0; i < out.vi.size(); ++i) buf[out.vi[i]] = (float)clip(out.vv[i]);
+  if (cache) {
+    cache->set.assign(ones.begin(), ones.end());
+    cache->set.insert(cache->set.end(), out.vi.begin(), out.vi.end());
+    cache->set_known = true;
+  }
 }
 
 }  // namespace enc
