@@ -84,11 +84,14 @@ class Pool {
     uint64_t gen;
     {
       std::lock_guard<std::mutex> lk(mu_);
-      fn_ = &fn;
-      chunks_.store(chunks, std::memory_order_relaxed);
-      done_.store(0, std::memory_order_relaxed);
       gen = ++gen_;
-      next_.store(gen << 32, std::memory_order_release);
+      // closed first: a helper still holding the last generation's counter can no longer
+      // claim with it (its exchange fails) once the chunk count changes below
+      next_.store(gen << 32 | CLOSED, std::memory_order_seq_cst);
+      fn_ = &fn;
+      chunks_.store(chunks, std::memory_order_seq_cst);
+      done_.store(0, std::memory_order_seq_cst);
+      next_.store(gen << 32, std::memory_order_seq_cst);
     }
     cv_.notify_all();
     work(gen);
@@ -110,9 +113,9 @@ class Pool {
   void work(uint64_t gen) {
     for (;;) {
       uint64_t v = next_.load(std::memory_order_acquire);
-      if ((v >> 32) != gen || (int)(v & 0xffffffffu) >= chunks_.load(std::memory_order_relaxed))
-        return;  // (a chunk count read as the next generation's fails the exchange below)
-      if (!next_.compare_exchange_weak(v, v + 1, std::memory_order_acq_rel)) continue;
+      if ((v >> 32) != gen || (int64_t)(v & 0xffffffffu) >= chunks_.load(std::memory_order_seq_cst))
+        return;
+      if (!next_.compare_exchange_weak(v, v + 1, std::memory_order_seq_cst)) continue;
       (*fn_)((int)(v & 0xffffffffu));
       if (done_.fetch_add(1, std::memory_order_acq_rel) + 1 == chunks_.load(std::memory_order_relaxed)) {
         std::lock_guard<std::mutex> lk(done_mu_);  // the caller may be asleep on the last one
@@ -140,6 +143,7 @@ class Pool {
   uint64_t gen_ = 0;
   // (generation << 32) | next chunk; a helper that wakes after its generation ended sees
   // another generation and claims nothing
+  static constexpr uint64_t CLOSED = 0xffffffffu;
   std::atomic<uint64_t> next_{0};
   std::atomic<int> done_{0};
   const std::function<void(int)>* fn_ = nullptr;  // fixed while a claimed chunk runs
@@ -167,6 +171,7 @@ struct Batch {
   // the observation writer (nullptr: masks only); ``cache``: what the vector holds
   std::function<void(Game&, int, float*, enc::RowCache*)> encode;
   std::vector<enc::RowCache> caches;  // per game: what its row of ``obs`` holds
+  const EncSpec* spec = nullptr;      // the encoder's layout (for prefetching its rows)
   int threads = 1;
   std::shared_ptr<Pool> pool;         // threads - 1 helpers, started on the first split step
   uint64_t sampler = 0;               // random_actions' SplitMix64 state
@@ -223,6 +228,11 @@ struct Batch {
     if (g.has_result || a < 0 || a >= N_ACTIONS || !mask[(size_t)i * N_ACTIONS + a])
       return "game " + std::to_string(i) + ": action " + std::to_string(a) + " is not legal";
     try {
+      // this game's output rows, fetched while the move runs (they were last written a
+      // whole batch ago: in a far cache by now)
+      bool* m = mask + (size_t)i * N_ACTIONS;
+      for (int k = 0; k < N_ACTIONS; k += 64) __builtin_prefetch(m + k, 1);
+      if (spec) enc::prefetch(*spec, obs + (size_t)i * obs_size, caches[i]);
       g.legal_ok = false;
       apply_action(g, a);
       if (g.has_result) end(i);

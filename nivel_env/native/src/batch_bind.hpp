@@ -87,6 +87,7 @@ inline void bind_batch(py::module_& m) {
           nv::enc::encode(*spec, g, seat, acting ? &g.legal : nullptr, out, cache);
         };
         b.caches.assign(n, nv::enc::RowCache());  // obs: nothing known of what it holds
+        b.spec = spec;
         pb.keep.append(encoder);
         pb.keep.append(obs);
         pb.keep.append(final_obs);
