@@ -113,11 +113,12 @@ class Pool {
   void work(uint64_t gen) {
     for (;;) {
       uint64_t v = next_.load(std::memory_order_acquire);
-      if ((v >> 32) != gen || (int64_t)(v & 0xffffffffu) >= chunks_.load(std::memory_order_seq_cst))
-        return;
+      int64_t chunk = (int64_t)(v & 0xffffffffu);
+      if ((v >> 32) != gen || chunk >= chunks_.load(std::memory_order_seq_cst)) return;
       if (!next_.compare_exchange_weak(v, v + 1, std::memory_order_seq_cst)) continue;
-      (*fn_)((int)(v & 0xffffffffu));
-      if (done_.fetch_add(1, std::memory_order_acq_rel) + 1 == chunks_.load(std::memory_order_relaxed)) {
+      (*fn_)((int)chunk);
+      int done = done_.fetch_add(1, std::memory_order_acq_rel) + 1;
+      if (done == chunks_.load(std::memory_order_relaxed)) {
         std::lock_guard<std::mutex> lk(done_mu_);  // the caller may be asleep on the last one
         done_cv_.notify_all();
       }
