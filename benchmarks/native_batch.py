@@ -47,12 +47,14 @@ def argmax_draw(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return np.argmax(mask * rng.random(mask.shape, dtype=np.float32), axis=1)
 
 
-def rate(batch, player, steps: int, rng) -> float:
-    """Steps (one game's move) per second over ``steps`` batch steps, wall time."""
-    t = time.perf_counter()
+def rate(batch, player, steps: int, rng) -> tuple[float, float]:
+    """Steps (one game's move) per second over ``steps`` batch steps: per second of wall
+    time, and per second of this process's CPU time (all its threads)."""
+    t, c = time.perf_counter(), time.process_time()
     for _ in range(steps):
         batch.step(player(batch, rng))
-    return steps * batch.n / (time.perf_counter() - t)
+    done = steps * batch.n
+    return done / (time.perf_counter() - t), done / (time.process_time() - c)
 
 
 def numpy_player(b, rng):
@@ -105,14 +107,17 @@ def main() -> None:
                 steps = args.python_steps if b is py_of[obs] else args.steps
                 got[obs, name].append(rate(b, player, steps, rng))
     print(f"GameBatch, {N} games, random legal moves, observations + masks out to numpy, "
-          f"actions in from numpy; steps/s, wall time, median (min-max) over {args.runs} "
-          f"interleaved runs")
+          f"actions in from numpy; steps/s of wall time, median (min-max) over {args.runs} "
+          f"interleaved runs, the ratio to the Python batch; and steps per CPU second "
+          f"(all threads; less sensitive to the machine's other load)")
     for obs, plan in lines.items():
-        base = statistics.median(got[obs, plan[0][0]])
+        base = statistics.median(x for x, _ in got[obs, plan[0][0]])
         for name, *_ in plan:
-            xs = got[obs, name]
-            print(f"  {obs:8} {name:32} {spread(xs)}  {statistics.median(xs) / base:5.1f}x")
-        two = got[obs, "native, 2 threads"]
+            xs = [x for x, _ in got[obs, name]]
+            cpu = statistics.median(c for _, c in got[obs, name])
+            print(f"  {obs:8} {name:32} {spread(xs)}  {statistics.median(xs) / base:5.1f}x"
+                  f"   CPU {cpu:>9,.0f}")
+        two = [x for x, _ in got[obs, "native, 2 threads"]]
         met = sum(x >= TARGETS[obs] for x in two)
         print(f"  {obs:8} target >= {TARGETS[obs]:,} on 2 threads (numpy player): met in "
               f"{met} of {len(two)} runs")
