@@ -23,7 +23,11 @@ T* buffer(py::handle a, const char* name, size_t count) {
 struct PyBatch {
   Batch b;
   py::list keep;  // the caller's arrays, kept alive while the batch writes into them
-  std::unique_ptr<Batch> saved;
+  struct Saved {  // what restore() puts back (the caller keeps its arrays)
+    std::vector<nv::Game> games;
+    std::vector<uint64_t> streams, seats;
+  };
+  std::unique_ptr<Saved> saved;
 };
 
 inline void bind_batch(py::module_& m) {
@@ -146,11 +150,13 @@ inline void bind_batch(py::module_& m) {
         if (i < 0 || i >= pb.b.n) throw py::index_error("native batch: no such game");
         return new Core{pb.b.games[i]};
       }, py::return_value_policy::take_ownership)
-      .def("save", [](PyBatch& pb) { pb.saved.reset(new Batch(pb.b)); })
+      .def("save", [](PyBatch& pb) {
+        pb.saved.reset(new PyBatch::Saved{pb.b.games, pb.b.streams, pb.b.seats});
+      })
       .def("restore", [](PyBatch& pb) {
         if (!pb.saved) throw py::value_error("native batch: nothing saved");
         Batch& b = pb.b;
-        Batch& s = *pb.saved;
+        PyBatch::Saved& s = *pb.saved;
         b.games = s.games; b.streams = s.streams; b.seats = s.seats;
         b.forget_rows();  // the caller puts its own copy of obs back
       })
