@@ -2,6 +2,10 @@
 and split over its helper threads stay the Python GameBatch's bytes (both layouts, final
 views included, across deals, selections and a rolled-back block), and its C++ random
 player draws legal, seeded actions."""
+import os
+import signal
+import time
+
 import numpy as np
 import pytest
 
@@ -115,3 +119,35 @@ def test_a_step_checked_in_the_core_refuses_a_bad_action_and_moves_nothing():
     assert (b.obs == before[0]).all() and (b.mask == before[1]).all() and b.broken is None
     b.step(acts)                                      # the checked fast path moves them all
     assert not (b.obs == before[0]).all()
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_a_forked_child_steps_and_drops_a_threaded_batch():
+    """The helper threads do not cross a fork: a child (a multiprocessing worker) steps the
+    batch on threads of its own and frees it without waiting on its parent's."""
+    b = GameBatch(64, obs="compact", backend="native", threads=2)
+    b.reset(seed=1)
+    for _ in range(3):
+        b.step(b.random_actions())
+    pid = os.fork()
+    if pid == 0:                                        # the child
+        code = 1
+        try:
+            for _ in range(5):
+                b.step(b.random_actions())
+            b._native = None                            # the batch freed here, in the child
+            code = 0
+        finally:
+            os._exit(code)
+    deadline = time.monotonic() + 60
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        if time.monotonic() > deadline:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            raise AssertionError("the forked child hung stepping or freeing the batch")
+        time.sleep(0.05)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+    b.step(b.random_actions())                          # the parent's threads still serve

@@ -12,6 +12,8 @@
 #include <mutex>
 #include <thread>
 
+#include <unistd.h>
+
 #include "encode.hpp"
 #include "resolve.hpp"
 
@@ -66,10 +68,10 @@ inline void deal_game(Game& g, const std::shared_ptr<const Program>& prog, const
 // cache lines of the output arrays.
 class Pool {
  public:
-  explicit Pool(int helpers) {
+  explicit Pool(int helpers) : owner_(getpid()) {
     for (int t = 0; t < helpers; ++t) workers_.emplace_back([this] { loop(); });
   }
-  ~Pool() {
+  ~Pool() {  // in the process that made it only (see Batch::keep_foreign)
     {
       std::lock_guard<std::mutex> lk(mu_);
       stop_ = true;
@@ -78,6 +80,7 @@ class Pool {
     for (auto& w : workers_) w.join();
   }
   int helpers() const { return (int)workers_.size(); }
+  bool mine() const { return owner_ == getpid(); }
 
   // runs fn(chunk) for chunk in [0, chunks), on this thread and the helpers
   void run(int chunks, const std::function<void(int)>& fn) {
@@ -137,6 +140,7 @@ class Pool {
       work(gen);
     }
   }
+  pid_t owner_;  // the process whose threads these are
   std::vector<std::thread> workers_;
   std::mutex mu_, done_mu_;
   std::condition_variable cv_, done_cv_;
@@ -178,6 +182,19 @@ struct Batch {
   uint64_t sampler = 0;               // random_actions' SplitMix64 state
 
   static uint64_t next(uint64_t& s) { return next_u64(s); }
+
+  Batch() = default;
+  Batch(const Batch&) = delete;
+  Batch& operator=(const Batch&) = delete;
+  ~Batch() { keep_foreign(); }
+
+  // A pool copied into a forked child (a multiprocessing worker) has no threads there,
+  // and its parked helpers' condition variable cannot be destroyed in the child (glibc
+  // waits for its waiters): the child lets go of it without destroying it and makes its
+  // own on its next split step.
+  void keep_foreign() {
+    if (pool && !pool->mine()) new std::shared_ptr<Pool>(std::move(pool));  // never freed
+  }
 
   void deal(int i) {
     uint64_t& st = streams[i];
@@ -299,6 +316,7 @@ struct Batch {
     if (nt == 1) {
       for (int c = 0; c < chunks; ++c) work(c);
     } else {
+      keep_foreign();
       if (!pool || pool->helpers() != threads - 1) pool = std::make_shared<Pool>(threads - 1);
       pool->run(chunks, work);
     }

@@ -8,8 +8,9 @@
 // (the batch: one per game slot) may keep a ``RowCache`` with it: the full layout's card
 // rows, known-hand rows and zone sums are then written only when what they are made from
 // changed since that vector's last call, and the zone sums are extended card by card
-// (the same float32 additions in the same order, so the same bits); without one every
-// block is written.  Either way the vector is the same.  Values are computed in double and
+// (the same float32 additions in the same order, so the same bits), and the blocks
+// written on every call are cleared only where the last call set something; without one
+// every block is written.  Either way the vector is the same.  Values are computed in double and
 // rounded to float32 once, as numpy does when Python floats are stored into a float32
 // array.
 #pragma once
