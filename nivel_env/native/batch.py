@@ -6,7 +6,9 @@
 batch reset with seed ``s`` plays what the Python batch's game ``i`` plays.  A step is
 checked whole in Python first (``batch_actions``, ``check_legal``: the batched envs' one
 legality check, and its messages); then the core applies the moves, deals finished games
-anew and writes masks and observations with the GIL released, split over ``threads``.
+anew and writes masks and observations with the GIL released, split over ``threads``
+(at most: a step is split only while splitting has been the faster way lately -- on a
+machine whose other cores are busy a helper thread can cost more than it brings).
 
 ``games[i]`` is a snapshot of game ``i`` (a ``NativeGame`` copy, for reading).
 

@@ -180,6 +180,11 @@ struct Batch {
   int threads = 1;
   std::shared_ptr<Pool> pool;         // threads - 1 helpers, started on the first split step
   uint64_t sampler = 0;               // random_actions' SplitMix64 state
+  // seconds per game of recent steps on one thread / split over the pool (0: none yet),
+  // and steps since the slower way was last tried
+  double pace[2] = {0.0, 0.0};
+  int since_probe = 0;
+  static constexpr int PROBE_EVERY = 16;
 
   static uint64_t next(uint64_t& s) { return next_u64(s); }
 
@@ -316,9 +321,24 @@ struct Batch {
     if (nt == 1) {
       for (int c = 0; c < chunks; ++c) work(c);
     } else {
-      keep_foreign();
-      if (!pool || pool->helpers() != threads - 1) pool = std::make_shared<Pool>(threads - 1);
-      pool->run(chunks, work);
+      // split or not: whichever has been faster per game lately (on a machine whose other
+      // core is busy a helper can cost more than it brings), the other one now and then
+      int mode = pace[0] == 0.0 ? 0 : pace[1] == 0.0 ? 1 : pace[1] < pace[0] ? 1 : 0;
+      if (++since_probe >= PROBE_EVERY) {
+        since_probe = 0;
+        mode = 1 - mode;
+      }
+      auto t0 = std::chrono::steady_clock::now();
+      if (mode == 0) {
+        for (int c = 0; c < chunks; ++c) work(c);
+      } else {
+        keep_foreign();
+        if (!pool || pool->helpers() != threads - 1) pool = std::make_shared<Pool>(threads - 1);
+        pool->run(chunks, work);
+      }
+      double per = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() /
+                   count;
+      pace[mode] = pace[mode] == 0.0 ? per : 0.75 * pace[mode] + 0.25 * per;
     }
     for (auto& e : errors)
       if (!e.empty()) return e;

@@ -174,7 +174,10 @@ inline void bind_batch(py::module_& m) {
                     [](PyBatch& pb, uint64_t s) { pb.b.sampler = s; })
       .def("drop_saved", [](PyBatch& pb) { pb.saved.reset(); })
       .def_property("threads", [](PyBatch& pb) { return pb.b.threads; },
-                    [](PyBatch& pb, int t) { pb.b.threads = std::max(1, t); })
+                    [](PyBatch& pb, int t) {
+                      pb.b.threads = std::max(1, t);
+                      pb.b.pace[0] = pb.b.pace[1] = 0.0;  // time both ways afresh
+                    })
       .def_property_readonly("n", [](PyBatch& pb) { return pb.b.n; });
 }
 
