@@ -12,9 +12,10 @@ of the medians.  Every bundled deck pair is drawn from the pool (``GameBatch``'s
   plays them);
 * clone: ``Game.clone()`` and ``NativeGame.clone()`` mid-game;
 * batch: ``GameBatch`` (Python) against ``GameBatch(backend="native")`` stepping 256 games
-  with random legal moves (``argmax`` of random keys under the mask, timed with the step),
+  with random legal moves (native_batch.py's vectorised numpy draw, timed with the step),
   observations (both layouts) and masks, on 1 and 2 threads, and the native batch with
-  masks only (wall time).
+  masks only (wall time; one pass -- ``benchmarks/native_batch.py`` times the batch alone,
+  interleaved over several runs).
 
     python benchmarks/native_engine.py [--rounds 5]
 """
@@ -36,6 +37,7 @@ from nivel_env.native import _core
 from nivel_env.native.game import config_tuple, new_native_game
 from nivel_env.native.program import load_program
 from nivel_env.engine import RuleConfig
+from native_batch import random_legal  # benchmarks/: the batch benchmark's random player
 
 
 def python_loop(factory, decks, games: int, seed: int) -> tuple[int, float]:
@@ -88,7 +90,7 @@ def batch_rate(step, mask, steps: int, n: int) -> float:
     rng = np.random.default_rng(0)
     t = time.perf_counter()
     for _ in range(steps):
-        step(np.argmax(mask * rng.random(mask.shape, dtype=np.float32), axis=1))
+        step(random_legal(mask, rng))
     return steps * n / (time.perf_counter() - t)
 
 

@@ -6,9 +6,19 @@
 batch reset with seed ``s`` plays what the Python batch's game ``i`` plays.  A step is
 checked whole in Python first (``batch_actions``, ``check_legal``: the batched envs' one
 legality check, and its messages); then the core applies the moves, deals finished games
-anew and writes masks and observations with the GIL released, split over ``threads``.
+anew and writes masks and observations with the GIL released, split over ``threads``
+(at most: a step is split only while splitting has been the faster way lately -- on a
+machine whose other cores are busy a helper thread can cost more than it brings).
 
 ``games[i]`` is a snapshot of game ``i`` (a ``NativeGame`` copy, for reading).
+
+``obs`` is also the batch's record of what it wrote: as the Python encoder keeps its own
+array's card rows, the core rewrites a game's card rows, known-hand rows and zone sums
+(the full layout's bulk) only when they change.  Read ``obs`` (or copy it) but do not
+write into it; after writing into it, ``forget_rows()`` makes the next step write every
+row again.
+
+``random_actions()`` is a uniform random player in C++ on the batch's own generator.
 """
 from __future__ import annotations
 
@@ -21,6 +31,9 @@ from ..env.setup import SeedStream, check_seed
 from ..env.vector import GameBatch, batch_actions, check_legal
 from .game import NativeGame, config_tuple
 from .program import load_program
+
+
+_SAMPLER = 0x5A3B1E  # random_actions' stream: seed ^ this, apart from the deal streams
 
 
 class NativeGameBatch(GameBatch):
@@ -71,7 +84,23 @@ class NativeGameBatch(GameBatch):
         self._has_last[:] = False
         self.broken = "reset() failed part-way"
         self._native.reset([s.state for s in streams], [s.state for s in seats])
+        self._native.sampler_state = SeedStream(None if seed is None else seed ^ _SAMPLER).state
         self.broken = None
+
+    def random_actions(self, out: np.ndarray | None = None) -> np.ndarray:
+        """A uniformly random legal action for every game (int64, shape ``(n,)``, into
+        ``out`` when given), drawn in C++ from the batch's own SplitMix64 stream: seeded by
+        ``reset(seed)`` (the same seed, the same random games), from the OS otherwise.
+        Pass it to ``step``: a random player for baselines and benchmarks that costs a
+        few nanoseconds a game."""
+        if out is None:
+            out = np.empty(self.n, dtype=np.int64)
+        return self._native.random_actions(out)
+
+    def forget_rows(self) -> None:
+        """Make the next step write every cached row of ``obs`` again (after something
+        other than the batch wrote into ``obs``)."""
+        self._native.forget_rows()
 
     def _game(self, i: int) -> NativeGame:
         return NativeGame(self.card_db, self.config, self._native.game(i))
@@ -104,6 +133,14 @@ class NativeGameBatch(GameBatch):
     def step(self, actions, which=None) -> None:
         if self.broken is not None:
             raise RuntimeError(f"GameBatch.step: {self.broken}; call reset()")
+        if (which is None and type(actions) is np.ndarray and actions.dtype == np.int64
+                and actions.shape == (self.n,) and actions.flags.c_contiguous):
+            # the common case, checked in the core in one pass: a move of every game, each
+            # legal (else nothing moved, and the checks below say what is wrong)
+            err = self._native.try_step(actions)
+            if err is not False:
+                self._failed(err)
+                return
         rows = self._rows(which, "GameBatch.step")
         acts = batch_actions(actions, self.n, "GameBatch.step", rows)
         check_legal("GameBatch.step", acts, self.mask, self.actor, rows)
@@ -113,7 +150,9 @@ class NativeGameBatch(GameBatch):
         if self.broken is not None:
             raise RuntimeError(f"GameBatch.step: {self.broken}; call reset()")
         acts = np.ascontiguousarray(acts, dtype=np.int64)
-        err = self._native.step(acts, None if rows is None else rows.tolist())
+        self._failed(self._native.step(acts, None if rows is None else rows.tolist()))
+
+    def _failed(self, err: str) -> None:
         if err:
             self.broken = f"{err} (the core refused it part-way through a step)"
             raise RuntimeError(f"GameBatch.step: {self.broken}")

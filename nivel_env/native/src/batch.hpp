@@ -4,9 +4,17 @@
 // stream (env/setup.py SeedStream and DeckChoice), so a native batch and a Python one
 // reset with the same seed play the same games.
 #pragma once
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <functional>
+#include <memory>
+#include <mutex>
 #include <thread>
 
+#include <unistd.h>
+
+#include "encode.hpp"
 #include "resolve.hpp"
 
 namespace nv {
@@ -52,6 +60,101 @@ inline void deal_game(Game& g, const std::shared_ptr<const Program>& prog, const
   setup(g, mirror);
 }
 
+// Helper threads for a batch's steps, started once and parked between steps.  A step is
+// cut into small chunks of consecutive games that the caller's thread and the helpers
+// claim one at a time (an atomic counter), so a helper that the OS runs late (a busy
+// machine) costs nothing: the caller takes the chunks it did not, and waits only for
+// chunks a helper has claimed.  Consecutive games keep each thread's writes to its own
+// cache lines of the output arrays.
+class Pool {
+ public:
+  explicit Pool(int helpers) : owner_(getpid()) {
+    for (int t = 0; t < helpers; ++t) workers_.emplace_back([this] { loop(); });
+  }
+  ~Pool() {  // in the process that made it only (see Batch::keep_foreign)
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    for (auto& w : workers_) w.join();
+  }
+  int helpers() const { return (int)workers_.size(); }
+  bool mine() const { return owner_ == getpid(); }
+
+  // runs fn(chunk) for chunk in [0, chunks), on this thread and the helpers
+  void run(int chunks, const std::function<void(int)>& fn) {
+    uint64_t gen;
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      gen = ++gen_;
+      // closed first: a helper still holding the last generation's counter can no longer
+      // claim with it (its exchange fails) once the chunk count changes below
+      next_.store(gen << 32 | CLOSED, std::memory_order_seq_cst);
+      fn_ = &fn;
+      chunks_.store(chunks, std::memory_order_seq_cst);
+      done_.store(0, std::memory_order_seq_cst);
+      next_.store(gen << 32, std::memory_order_seq_cst);
+    }
+    cv_.notify_all();
+    work(gen);
+    // a helper is finishing a chunk: spin a little, then sleep, so that on a busy machine
+    // a helper waiting for a core can be run on this one
+    auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(50);
+    while (done_.load(std::memory_order_acquire) < chunks) {
+      if (std::chrono::steady_clock::now() < until) {
+        std::this_thread::yield();
+        continue;
+      }
+      std::unique_lock<std::mutex> lk(done_mu_);
+      done_cv_.wait(lk, [&] { return done_.load(std::memory_order_acquire) >= chunks; });
+    }
+  }
+
+ private:
+  // claim chunks of generation ``gen`` until none is left
+  void work(uint64_t gen) {
+    for (;;) {
+      uint64_t v = next_.load(std::memory_order_acquire);
+      int64_t chunk = (int64_t)(v & 0xffffffffu);
+      if ((v >> 32) != gen || chunk >= chunks_.load(std::memory_order_seq_cst)) return;
+      if (!next_.compare_exchange_weak(v, v + 1, std::memory_order_seq_cst)) continue;
+      (*fn_)((int)chunk);
+      int done = done_.fetch_add(1, std::memory_order_acq_rel) + 1;
+      if (done == chunks_.load(std::memory_order_relaxed)) {
+        std::lock_guard<std::mutex> lk(done_mu_);  // the caller may be asleep on the last one
+        done_cv_.notify_all();
+      }
+    }
+  }
+  void loop() {
+    uint64_t seen = 0;
+    for (;;) {
+      uint64_t gen;
+      {
+        std::unique_lock<std::mutex> lk(mu_);
+        cv_.wait(lk, [&] { return stop_ || gen_ != seen; });
+        if (stop_) return;
+        gen = seen = gen_;
+      }
+      work(gen);
+    }
+  }
+  pid_t owner_;  // the process whose threads these are
+  std::vector<std::thread> workers_;
+  std::mutex mu_, done_mu_;
+  std::condition_variable cv_, done_cv_;
+  bool stop_ = false;
+  uint64_t gen_ = 0;
+  // (generation << 32) | next chunk; a helper that wakes after its generation ended sees
+  // another generation and claims nothing
+  static constexpr uint64_t CLOSED = 0xffffffffu;
+  std::atomic<uint64_t> next_{0};
+  std::atomic<int> done_{0};
+  const std::function<void(int)>* fn_ = nullptr;  // fixed while a claimed chunk runs
+  std::atomic<int> chunks_{0};
+};
+
 struct Batch {
   std::shared_ptr<const Program> prog;
   Config cfg;
@@ -70,11 +173,33 @@ struct Batch {
   bool *done = nullptr, *truncated = nullptr, *has_last = nullptr;
   float* reward = nullptr;
   int64_t* episodes = nullptr;
-  // the observation writer (nullptr: masks only)
-  std::function<void(Game&, int, float*)> encode;
+  // the observation writer (nullptr: masks only); ``cache``: what the vector holds
+  std::function<void(Game&, int, float*, enc::RowCache*)> encode;
+  std::vector<enc::RowCache> caches;  // per game: what its row of ``obs`` holds
+  const EncSpec* spec = nullptr;      // the encoder's layout (for prefetching its rows)
   int threads = 1;
+  std::shared_ptr<Pool> pool;         // threads - 1 helpers, started on the first split step
+  uint64_t sampler = 0;               // random_actions' SplitMix64 state
+  // seconds per game of recent steps on one thread / split over the pool (0: none yet),
+  // and steps since the slower way was last tried
+  double pace[2] = {0.0, 0.0};
+  int since_probe = 0;
+  static constexpr int PROBE_EVERY = 16;
 
   static uint64_t next(uint64_t& s) { return next_u64(s); }
+
+  Batch() = default;
+  Batch(const Batch&) = delete;
+  Batch& operator=(const Batch&) = delete;
+  ~Batch() { keep_foreign(); }
+
+  // A pool copied into a forked child (a multiprocessing worker) has no threads there,
+  // and its parked helpers' condition variable cannot be destroyed in the child (glibc
+  // waits for its waiters): the child lets go of it without destroying it and makes its
+  // own on its next split step.
+  void keep_foreign() {
+    if (pool && !pool->mine()) new std::shared_ptr<Pool>(std::move(pool));  // never freed
+  }
 
   void deal(int i) {
     uint64_t& st = streams[i];
@@ -98,13 +223,18 @@ struct Batch {
     bool* m = mask + (size_t)i * N_ACTIONS;
     std::fill(m, m + N_ACTIONS, false);
     for (int a : g.legal) m[a] = true;
-    if (encode) encode(g, p, obs + (size_t)i * obs_size);
+    if (encode) encode(g, p, obs + (size_t)i * obs_size, &caches[i]);
+  }
+
+  // every cached row of ``obs`` is rewritten on its next write (someone else wrote obs)
+  void forget_rows() {
+    for (auto& c : caches) c.forget();
   }
 
   void end(int i) {
     Game& g = games[i];
     int seat = learner[i];
-    if (encode) encode(g, seat, final_obs + (size_t)i * obs_size);
+    if (encode) encode(g, seat, final_obs + (size_t)i * obs_size, nullptr);
     done[i] = true;
     truncated[i] = g.truncated;
     reward[i] = (float)g.result[seat];
@@ -121,6 +251,11 @@ struct Batch {
     if (g.has_result || a < 0 || a >= N_ACTIONS || !mask[(size_t)i * N_ACTIONS + a])
       return "game " + std::to_string(i) + ": action " + std::to_string(a) + " is not legal";
     try {
+      // this game's output rows, fetched while the move runs (they were last written a
+      // whole batch ago: in a far cache by now)
+      bool* m = mask + (size_t)i * N_ACTIONS;
+      for (int k = 0; k < N_ACTIONS; k += 64) __builtin_prefetch(m + k, 1);
+      if (spec) enc::prefetch(*spec, obs + (size_t)i * obs_size, caches[i]);
       g.legal_ok = false;
       apply_action(g, a);
       if (g.has_result) end(i);
@@ -145,28 +280,65 @@ struct Batch {
     return "";
   }
 
-  // apply ``acts`` to the games ``rows`` (every game when ``all``), split over threads
+  // a uniformly random legal action of every game into ``out`` (n values) from the
+  // batch's own SplitMix64 stream ``sampler``: a random player with no numpy in the loop
+  void random_actions(int64_t* out) {
+    for (int i = 0; i < n; ++i) {
+      const IV& legal = games[i].legal;
+      out[i] = legal.empty() ? -1 : legal[(size_t)(next(sampler) % legal.size())];
+    }
+  }
+
+  // whether ``acts`` (one per game) holds a legal action of every game: the caller's checks
+  // of a whole step in one pass (Python says what is wrong when one is not)
+  bool all_legal(const int64_t* acts) const {
+    for (int i = 0; i < n; ++i) {
+      int64_t a = acts[i];
+      if (a < 0 || a >= N_ACTIONS || !mask[(size_t)i * N_ACTIONS + a]) return false;
+    }
+    return true;
+  }
+
+  // apply ``acts`` to the games ``rows`` (every game when ``all``), split over threads in
+  // chunks of consecutive games
   std::string step(const int64_t* acts, const std::vector<int>& rows, bool all) {
     std::fill(done, done + n, false);
     std::fill(truncated, truncated + n, false);
     std::fill(reward, reward + n, 0.0f);
     int count = all ? n : (int)rows.size();
-    int nt = std::max(1, std::min(threads, count / 32));
-    std::vector<std::string> errors(nt);
-    auto work = [&](int t) {
-      for (int k = t; k < count; k += nt) {
+    constexpr int CHUNK = 8;
+    int chunks = (count + CHUNK - 1) / CHUNK;
+    int nt = std::max(1, std::min(threads, chunks / 2));
+    std::vector<std::string> errors(chunks);
+    auto work = [&](int c) {
+      int hi = std::min(count, (c + 1) * CHUNK);
+      for (int k = c * CHUNK; k < hi; ++k) {
         int i = all ? k : rows[k];
         std::string e = step_one(i, (int)acts[i]);
-        if (!e.empty() && errors[t].empty()) errors[t] = e;
+        if (!e.empty() && errors[c].empty()) errors[c] = e;
       }
     };
     if (nt == 1) {
-      work(0);
+      for (int c = 0; c < chunks; ++c) work(c);
     } else {
-      std::vector<std::thread> pool;
-      for (int t = 1; t < nt; ++t) pool.emplace_back(work, t);
-      work(0);
-      for (auto& th : pool) th.join();
+      // split or not: whichever has been faster per game lately (on a machine whose other
+      // core is busy a helper can cost more than it brings), the other one now and then
+      int mode = pace[0] == 0.0 ? 0 : pace[1] == 0.0 ? 1 : pace[1] < pace[0] ? 1 : 0;
+      if (++since_probe >= PROBE_EVERY) {
+        since_probe = 0;
+        mode = 1 - mode;
+      }
+      auto t0 = std::chrono::steady_clock::now();
+      if (mode == 0) {
+        for (int c = 0; c < chunks; ++c) work(c);
+      } else {
+        keep_foreign();
+        if (!pool || pool->helpers() != threads - 1) pool = std::make_shared<Pool>(threads - 1);
+        pool->run(chunks, work);
+      }
+      double per = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() /
+                   count;
+      pace[mode] = pace[mode] == 0.0 ? per : 0.75 * pace[mode] + 0.25 * per;
     }
     for (auto& e : errors)
       if (!e.empty()) return e;

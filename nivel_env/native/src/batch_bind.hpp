@@ -23,7 +23,11 @@ T* buffer(py::handle a, const char* name, size_t count) {
 struct PyBatch {
   Batch b;
   py::list keep;  // the caller's arrays, kept alive while the batch writes into them
-  std::unique_ptr<Batch> saved;
+  struct Saved {  // what restore() puts back (the caller keeps its arrays)
+    std::vector<nv::Game> games;
+    std::vector<uint64_t> streams, seats;
+  };
+  std::unique_ptr<Saved> saved;
 };
 
 inline void bind_batch(py::module_& m) {
@@ -81,11 +85,13 @@ inline void bind_batch(py::module_& m) {
         b.obs_size = S.size;
         const nv::EncSpec* spec = &S;
         // the acting seat sees its playable hand slots (legal), the final view does not
-        b.encode = [spec](nv::Game& g, int seat, float* out) {
+        b.encode = [spec](nv::Game& g, int seat, float* out, nv::enc::RowCache* cache) {
           nv::ensure(g);
           bool acting = !g.has_result && g.legal_ok && g.dec.player == seat;
-          nv::enc::encode(*spec, g, seat, acting ? &g.legal : nullptr, out);
+          nv::enc::encode(*spec, g, seat, acting ? &g.legal : nullptr, out, cache);
         };
+        b.caches.assign(n, nv::enc::RowCache());  // obs: nothing known of what it holds
+        b.spec = spec;
         pb.keep.append(encoder);
         pb.keep.append(obs);
         pb.keep.append(final_obs);
@@ -114,6 +120,24 @@ inline void bind_batch(py::module_& m) {
         }
         return err;
       })
+      .def("try_step", [](PyBatch& pb, py::array_t<int64_t, py::array::c_style> acts)
+               -> py::object {
+        // every game's action, checked here: False (nothing moved) when one is not legal,
+        // else step's answer
+        Batch& b = pb.b;
+        if (acts.ndim() != 1 || acts.size() != b.n)
+          throw py::value_error("native batch: one action per game");
+        const int64_t* a = acts.data();
+        std::string err;
+        bool legal;
+        {
+          py::gil_scoped_release nogil;
+          legal = b.all_legal(a);
+          if (legal) err = b.step(a, {}, true);
+        }
+        if (!legal) return py::bool_(false);
+        return py::str(err);
+      })
       .def("random_steps", [](PyBatch& pb, int rounds, uint64_t seed) {
         std::string err;
         {
@@ -126,16 +150,34 @@ inline void bind_batch(py::module_& m) {
         if (i < 0 || i >= pb.b.n) throw py::index_error("native batch: no such game");
         return new Core{pb.b.games[i]};
       }, py::return_value_policy::take_ownership)
-      .def("save", [](PyBatch& pb) { pb.saved.reset(new Batch(pb.b)); })
+      .def("save", [](PyBatch& pb) {
+        pb.saved.reset(new PyBatch::Saved{pb.b.games, pb.b.streams, pb.b.seats});
+      })
       .def("restore", [](PyBatch& pb) {
         if (!pb.saved) throw py::value_error("native batch: nothing saved");
         Batch& b = pb.b;
-        Batch& s = *pb.saved;
+        PyBatch::Saved& s = *pb.saved;
         b.games = s.games; b.streams = s.streams; b.seats = s.seats;
+        b.forget_rows();  // the caller puts its own copy of obs back
       })
+      .def("forget_rows", [](PyBatch& pb) { pb.b.forget_rows(); })
+      .def("random_actions", [](PyBatch& pb, py::object out) {
+        Batch& b = pb.b;
+        int64_t* o = buffer<int64_t>(out, "random_actions out", b.n);
+        {
+          py::gil_scoped_release nogil;
+          b.random_actions(o);
+        }
+        return out;
+      }, py::arg("out"))
+      .def_property("sampler_state", [](PyBatch& pb) { return pb.b.sampler; },
+                    [](PyBatch& pb, uint64_t s) { pb.b.sampler = s; })
       .def("drop_saved", [](PyBatch& pb) { pb.saved.reset(); })
       .def_property("threads", [](PyBatch& pb) { return pb.b.threads; },
-                    [](PyBatch& pb, int t) { pb.b.threads = std::max(1, t); })
+                    [](PyBatch& pb, int t) {
+                      pb.b.threads = std::max(1, t);
+                      pb.b.pace[0] = pb.b.pace[1] = 0.0;  // time both ways afresh
+                    })
       .def_property_readonly("n", [](PyBatch& pb) { return pb.b.n; });
 }
 

@@ -4,10 +4,15 @@
 // Nothing here knows the card pool or the layout: both come from Python once per encoder
 // (``EncSpec``, filled by nivel_env/native/encoder.py from a Python encoder's own tables),
 // so the card features are computed in one place (env/card_features.py) and the offsets in
-// one place (env/layout.py).  The Python encoder keeps its card rows between calls and
-// rewrites them when they change; this one writes every block on every call, which gives
-// the same vector.  Values are computed in double and rounded to float32 once, as numpy
-// does when Python floats are stored into a float32 array.
+// one place (env/layout.py).  Like the Python encoder, a caller that owns the output vector
+// (the batch: one per game slot) may keep a ``RowCache`` with it: the full layout's card
+// rows, known-hand rows and zone sums are then written only when what they are made from
+// changed since that vector's last call, and the zone sums are extended card by card
+// (the same float32 additions in the same order, so the same bits), and the blocks
+// written on every call are cleared only where the last call set something; without one
+// every block is written.  Either way the vector is the same.  Values are computed in double and
+// rounded to float32 once, as numpy does when Python floats are stored into a float32
+// array.
 #pragma once
 #include <algorithm>
 #include <array>
@@ -75,11 +80,75 @@ inline bool hidden_from(const Game& g, int p, int iid) {
 }
 inline double clip(double v) { return v > OBS_HIGH ? OBS_HIGH : v < OBS_LOW ? OBS_LOW : v; }
 
+// A growing list that keeps its storage between calls; push_back is small enough to inline.
+template <class T>
+struct List {
+  std::vector<T> v;
+  size_t n = 0;
+  void push_back(T x) {
+    if (__builtin_expect(n == v.size(), 0)) grow();
+    v[n++] = x;
+  }
+  __attribute__((noinline)) void grow() { v.resize(n ? 2 * n : 128); }
+  void insert_zeros(size_t k) {
+    if (n + k > v.size()) v.resize(2 * (n + k));
+    std::fill(v.begin() + n, v.begin() + n + k, T());
+    n += k;
+  }
+  void clear() { n = 0; }
+  size_t size() const { return n; }
+  T& operator[](size_t i) { return v[i]; }
+  const T* begin() const { return v.data(); }
+  const T* end() const { return v.data() + n; }
+};
+
+// One call's working lists (kept with a RowCache, so a batch's calls allocate nothing once
+// warm).
 struct Out {
-  std::vector<double> vals;
-  std::vector<int> ones, vi;
-  std::vector<double> vv;
+  List<double> vals;
+  List<int> ones, vi;
+  List<double> vv;
+  std::vector<std::pair<int, double>> xmax;  // added value index -> highest value / 5
+  std::vector<float> acc;                    // a zone sum (no cache)
   int rows[CARD_ROWS];
+  void clear() {
+    vals.clear();
+    ones.clear();
+    vi.clear();
+    vv.clear();
+    xmax.clear();
+  }
+};
+
+// What one output vector's cached blocks (Block.cached: card rows, the known hand, zone
+// sums; full layout) hold, so that a call rewrites only what changed.  Valid only while
+// nobody else writes into that vector; ``forget()`` when someone did (or may have).
+struct RowCache {
+  int rows[CARD_ROWS], krows[KNOWN_ROWS];  // the table row each slot holds; -1: unknown
+  // the six piles (trash, damage, skill) x (player 0, 1): the rows summed so far, in
+  // order, and their float32 sum; a version per change, unique within this cache
+  std::vector<int> zrows[6];
+  std::vector<float> zsum;                 // 6 x width
+  Out out;                                 // the working lists of the calls through it
+  // the indices past the leading values that the last call set in the blocks cleared on
+  // every call (flags, candidate slots, counts): the only ones there that are not zero
+  std::vector<int> set;
+  bool set_known = false;
+  uint64_t zver[6] = {0, 0, 0, 0, 0, 0}, counter = 0;
+  uint64_t written[6] = {0, 0, 0, 0, 0, 0};  // per zone block: the version it holds; 0: unknown
+  RowCache() { forget(); }
+  void forget() {
+    for (int& r : rows) r = -1;
+    for (int& r : krows) r = -1;
+    for (auto& z : zrows) z.clear();
+    std::fill(zsum.begin(), zsum.end(), 0.0f);
+    for (int k = 0; k < 6; ++k) {
+      zver[k] = ++counter;  // an empty pile, summed to zeros
+      written[k] = 0;
+    }
+    set.clear();
+    set_known = false;
+  }
 };
 
 inline int rowof(const Game& g, int iid) { return g.defs[iid] + 1; }
@@ -156,18 +225,115 @@ inline int ab_index(const std::vector<std::vector<int>>& t, int key) {
   return key < 0 ? (int)t.size() + key : key;
 }
 
+// Asks the memory system for the parts of ``buf`` that the next call through ``c`` writes
+// for sure (the leading values, where the last call set flags), for writing: called before
+// the engine's move, the fetch from a far cache overlaps with the move's work.
+inline void prefetch(const EncSpec& S, float* buf, const RowCache& c) {
+  for (int k = 0; k < S.nvalues; k += 16) __builtin_prefetch(buf + k, 1);
+  if (c.set_known)
+    for (int x : c.set) __builtin_prefetch(buf + x, 1);
+}
+
+// A card table row's tenths added to a zone sum, in float32, as numpy's += does.
+inline void add_row(const EncSpec& S, float* acc, int row) {
+  const float* t = &S.tenth[(size_t)row * S.width];
+  for (int c = 0; c < S.width; ++c) acc[c] += t[c];
+}
+
+// Zone block ``z`` (observer-relative) written from a sum of ``count`` cards.
+inline void put_zone(const EncSpec& S, float* buf, int z, const float* acc, size_t count) {
+  bool clipped = (int)count > S.zone_safe;  // only extreme custom pools
+  for (auto& pt : S.zones_parts) {
+    int w = pt[2] - pt[1];
+    float* dst = buf + pt[0] + (size_t)z * w;
+    if (!clipped) {
+      std::memcpy(dst, acc + pt[1], sizeof(float) * w);
+    } else {
+      for (int c = 0; c < w; ++c) {
+        float x = acc[pt[1] + c];
+        dst[c] = x > 10.0f ? 10.0f : x < -10.0f ? -10.0f : x;
+      }
+    }
+  }
+}
+
+// The full layout's cached blocks through ``cache``: a card or known-hand slot is copied
+// only when its row changed; a pile's sum is extended when cards were only added at its
+// end (most changes) and rebuilt otherwise, and a zone block is copied when its sum
+// changed or it holds another pile's (the observer changed).
+inline void write_full_cached(const EncSpec& S, const Game& g, int p, const int* rows,
+                              const int* krows, const Pile* const* lists, float* buf,
+                              RowCache& c) {
+  auto put_row = [&](const std::vector<std::array<int, 3>>& parts, int slot, int row) {
+    const float* src = &S.full[(size_t)std::min(std::max(row, 0), S.nrows - 1) * S.width];
+    for (auto& pt : parts) {
+      int w = pt[2] - pt[1];
+      std::memcpy(buf + pt[0] + (size_t)slot * w, src + pt[1], sizeof(float) * w);
+    }
+  };
+  for (int r = 0; r < CARD_ROWS; ++r)
+    if (c.rows[r] != rows[r]) {
+      put_row(S.cards_parts, r, rows[r]);
+      c.rows[r] = rows[r];
+    }
+  for (int r = 0; r < KNOWN_ROWS; ++r)
+    if (c.krows[r] != krows[r]) {
+      put_row(S.known_parts, r, krows[r]);
+      c.krows[r] = krows[r];
+    }
+  if (c.zsum.size() != (size_t)6 * S.width) {
+    c.zsum.assign((size_t)6 * S.width, 0.0f);
+    for (auto& z : c.zrows) z.clear();
+    for (int k = 0; k < 6; ++k) c.zver[k] = ++c.counter;
+  }
+  for (int kq = 0; kq < 6; ++kq) {
+    const Pile& lst = *lists[kq];
+    std::vector<int>& old = c.zrows[kq];
+    size_t n = old.size(), m = (size_t)lst.size(), same = 0;
+    while (same < n && same < m && old[same] == rowof(g, lst[(int)same])) ++same;
+    if (same == n && n == m) continue;
+    float* acc = &c.zsum[(size_t)kq * S.width];
+    if (same < n) {  // a card left or changed: sum again from the first card
+      std::fill(acc, acc + S.width, 0.0f);
+      old.clear();
+      same = 0;
+    }
+    for (size_t i = same; i < m; ++i) {
+      int row = rowof(g, lst[(int)i]);
+      add_row(S, acc, row);
+      old.push_back(row);
+    }
+    c.zver[kq] = ++c.counter;
+  }
+  for (int z = 0; z < 6; ++z) {
+    int kq = ZONE_SOURCES[p][z];
+    if (c.written[z] == c.zver[kq]) continue;
+    put_zone(S, buf, z, &c.zsum[(size_t)kq * S.width], c.zrows[kq].size());
+    c.written[z] = c.zver[kq];
+  }
+}
+
 // Writes observer ``p``'s observation of ``g`` into ``buf`` (S.size float32 values).
 // ``legal``: the legal actions when ``p`` acts (marks playable hand slots), else null.
 // ``g``'s derived stats must be fresh (ensure).
+// ``cache``: what ``buf`` holds from this encoder's earlier calls (null: nothing known,
+// every block is written).
 inline void encode(const EncSpec& S, const Game& g, int p, const std::vector<int>* legal,
-                   float* buf) {
-  for (auto& r : S.cleared) std::fill(buf + r.first, buf + r.second, 0.0f);
-  Out out;
+                   float* buf, RowCache* cache = nullptr) {
+  // the blocks written on every call start from zeros: cleared whole, or (with a cache)
+  // only where the last call set something, the rest being zeros still
+  if (cache && cache->set_known) {
+    for (int x : cache->set) buf[x] = 0.0f;
+  } else {
+    for (auto& r : S.cleared) std::memset(buf + r.first, 0, sizeof(float) * (r.second - r.first));
+  }
+  Out local;
+  Out& out = cache ? cache->out : local;
+  out.clear();
   for (int& r : out.rows) r = 0;
   auto& vals = out.vals;
   auto& ones = out.ones;
   int o = 1 - p;
-  vals.reserve(S.nvalues);
   // ------------------------------------------------------------------ global
   vals.push_back((double)g.turn / g.cfg.max_turns);
   vals.push_back(std::min(g.turn, 30) / 30.0);
@@ -266,12 +432,12 @@ inline void encode(const EncSpec& S, const Game& g, int p, const std::vector<int
     out.rows[ROW_LEADERS + (q != p)] = g.awake[q] ? S.back_row[g.defs[leader]] : rowof(g, leader);
   }
   // ------------------------------------------------------------------ field
-  std::vector<std::pair<int, double>> xmax;  // added value index -> highest value / 5
+  auto& xmax = out.xmax;
   for (int k = 0; k < 6; ++k) {
     int s = SLOTS[p][k];
     int u = g.unit[s];
     if (u < 0) {
-      vals.insert(vals.end(), S.nfv, 0.0);
+      vals.insert_zeros(S.nfv);
       continue;
     }
     const Pile& its = g.items[s];
@@ -299,7 +465,7 @@ inline void encode(const EncSpec& S, const Game& g, int p, const std::vector<int
     vals.push_back(made / 2.0);
     vals.push_back(its.size() / 3.0);
     size_t top = vals.size();
-    vals.insert(vals.end(), S.nkv, 0.0);  // value keyword slots, raised below
+    vals.insert_zeros(S.nkv);  // value keyword slots, raised below
     for (int kw : g.kws[s]) {
       const int* info = &S.kwinfo[((size_t)k * S.nkw + kw) * 4];
       double n5 = S.kw_n5[kw];
@@ -352,6 +518,8 @@ inline void encode(const EncSpec& S, const Game& g, int p, const std::vector<int
       for (size_t i = first; i < lst.size(); ++i) dst[w++] = (float)rowof(g, lst[i]);
       for (; w < n; ++w) dst[w] = 0.0f;
     }
+  } else if (cache) {
+    write_full_cached(S, g, p, out.rows, krows, lists, buf, *cache);
   } else {
     auto put_row = [&](const std::vector<std::array<int, 3>>& parts, int slot, int row) {
       const float* src = &S.full[(size_t)std::min(std::max(row, 0), S.nrows - 1) * S.width];
@@ -363,20 +531,13 @@ inline void encode(const EncSpec& S, const Game& g, int p, const std::vector<int
     for (int r = 0; r < CARD_ROWS; ++r) put_row(S.cards_parts, r, out.rows[r]);
     for (int r = 0; r < KNOWN_ROWS; ++r) put_row(S.known_parts, r, krows[r]);
     // zone sums: rows added one at a time in zone order, in float32, as numpy's += does
-    std::vector<float> acc(S.width);
+    std::vector<float>& acc = out.acc;
+    acc.resize(S.width);
     for (int z = 0; z < 6; ++z) {
       const Pile& lst = *lists[ZONE_SOURCES[p][z]];
       std::fill(acc.begin(), acc.end(), 0.0f);
-      for (int iid : lst) {
-        const float* t = &S.tenth[(size_t)rowof(g, iid) * S.width];
-        for (int c = 0; c < S.width; ++c) acc[c] += t[c];
-      }
-      if ((int)lst.size() > S.zone_safe)  // only extreme custom pools
-        for (float& x : acc) x = x > 10.0f ? 10.0f : x < -10.0f ? -10.0f : x;
-      for (auto& pt : S.zones_parts) {
-        int w = pt[2] - pt[1];
-        std::memcpy(buf + pt[0] + (size_t)z * w, acc.data() + pt[1], sizeof(float) * w);
-      }
+      for (int iid : lst) add_row(S, acc.data(), rowof(g, iid));
+      put_zone(S, buf, z, acc.data(), lst.size());
     }
   }
   // ------------------------------------------------------------------ write
@@ -388,6 +549,11 @@ inline void encode(const EncSpec& S, const Game& g, int p, const std::vector<int
     buf[i] = (float)(big ? clip(vals[i]) : vals[i]);
   for (int x : ones) buf[x] = 1.0f;
   for (size_t i = 0; i < out.vi.size(); ++i) buf[out.vi[i]] = (float)clip(out.vv[i]);
+  if (cache) {
+    cache->set.assign(ones.begin(), ones.end());
+    cache->set.insert(cache->set.end(), out.vi.begin(), out.vi.end());
+    cache->set_known = true;
+  }
 }
 
 }  // namespace enc
