@@ -17,6 +17,7 @@ import timeit
 
 from nivel_env.cards import load_deck
 from nivel_env.engine import new_game
+from nivel_env.engine.backend import resolve_backend
 
 
 def main() -> None:
@@ -42,6 +43,7 @@ def main() -> None:
     dt = time.perf_counter() - t0
     clone_us = min(timeit.repeat(lambda: [m.clone() for m in mids], number=200, repeat=5)) \
         / (200 * len(mids)) * 1e6
+    print(f"engine: {resolve_backend()} (NIVEL_BACKEND=python or native picks one)")
     print(f"games            {args.games}")
     print(f"decisions/s      {decisions / dt:,.0f}")
     print(f"games/s          {args.games / dt:,.1f}")

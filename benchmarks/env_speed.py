@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import random
 import time
+from nivel_env.engine.backend import resolve_backend
 
 
 def run(make, steps: int, seed: int = 0) -> tuple[float, int]:
@@ -59,6 +60,7 @@ def main() -> None:
             sps, games = run(make, args.steps)
             if sps > best[name][0]:
                 best[name] = (sps, games)
+    print(f"engine: {resolve_backend()} (NIVEL_BACKEND=python or native picks one)")
     print(f"{'environment':28s} {'steps/s':>10s} {'µs/step':>8s} {'games':>7s}")
     for name, (sps, games) in best.items():
         print(f"{name:28s} {sps:10,.0f} {1e6 / sps:8.1f} {games:7d}")

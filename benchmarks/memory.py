@@ -17,6 +17,7 @@ import os
 import random
 import sys
 import time
+from nivel_env.engine.backend import resolve_backend
 
 
 def rss_mib() -> float:
@@ -85,6 +86,7 @@ def main() -> None:
     gc.collect()
     end = rss_mib()
     growth = (end - base) / base * 100
+    print(f"engine: {resolve_backend()} (NIVEL_BACKEND=python or native picks one)")
     print(f"\n{'engine' if args.engine else 'AEC environment'}: {args.games:,} games in "
           f"{time.perf_counter() - t0:.0f} s")
     print(f"RSS at start {start_rss:.1f} MiB, after {warm:,} warm-up games {base:.1f} MiB, "

@@ -34,7 +34,7 @@ def positions(db, games: int):
     out = []
     for s in range(games):
         a, b = PAIRS[s % len(PAIRS)]
-        g = new_game(load_deck(a, db), load_deck(b, db), seed=s, db=db)
+        g = new_game(load_deck(a, db), load_deck(b, db), seed=s, db=db, backend="python")
         rng = random.Random(s)
         while not g.is_terminal():
             legal = g.legal_actions()

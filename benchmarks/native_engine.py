@@ -22,6 +22,7 @@ of the medians.  Every bundled deck pair is drawn from the pool (``GameBatch``'s
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import random
 import statistics
@@ -38,6 +39,9 @@ from nivel_env.native.game import config_tuple, new_native_game
 from nivel_env.native.program import load_program
 from nivel_env.engine import RuleConfig
 from native_batch import random_legal  # benchmarks/: the batch benchmark's random player
+
+
+python_game = functools.partial(new_game, backend="python")    # the default is the core
 
 
 def python_loop(factory, decks, games: int, seed: int) -> tuple[int, float]:
@@ -110,7 +114,7 @@ def main() -> None:
     py, nat_py, nat, nat1 = [], [], [], []
     cl_py, cl_nat = [], []
     for r in range(args.rounds):
-        d, t = python_loop(new_game, decks, args.games, 1000 * r)
+        d, t = python_loop(python_game, decks, args.games, 1000 * r)
         d2, t2 = python_loop(new_native_game, decks, args.games, 1000 * r)
         if d != d2:
             raise RuntimeError("the backends played different games: run the differential "
@@ -123,7 +127,7 @@ def main() -> None:
         nat_py.append(d2 / t2)
         nat.append(d3 / t3)
         nat1.append(d4 / t4)
-        cl_py.append(clone_us(new_game, decks))
+        cl_py.append(clone_us(python_game, decks))
         cl_nat.append(clone_us(new_native_game, decks))
     so = _core.__file__
     print(f"engine, random legal play over the {len(decks)} bundled decks "

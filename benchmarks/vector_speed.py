@@ -13,6 +13,7 @@ import argparse
 import time
 
 import numpy as np
+from nivel_env.engine.backend import resolve_backend
 
 
 def batched(n: int, steps: int, seed: int = 0) -> float:
@@ -59,6 +60,7 @@ def main() -> None:
     ap.add_argument("--steps", type=int, default=20_000)
     ap.add_argument("--repeat", type=int, default=2)
     args = ap.parse_args()
+    print(f"engine: {resolve_backend()} (NIVEL_BACKEND=python or native picks one)")
     print(f"{'N':>5} {'batched steps/s':>16} {'separate steps/s':>17} {'ratio':>6}")
     for n in args.sizes:
         steps = max(args.steps, n * 20)
