@@ -381,10 +381,13 @@ class ReadOnlyList(list):
 
 
 def _frozen(value):
-    """``value`` with its lists (and the lists in them) read-only."""
-    if type(value) is list:
-        return ReadOnlyList([_frozen(x) if type(x) is list else x for x in value])
-    return value
+    """``value`` with its lists (and the lists in them) read-only.  Built once per state a
+    reader asks about (the mirror), so the common flat list of ints is one C-level copy."""
+    if type(value) is not list:
+        return value
+    if list in map(type, value):
+        return ReadOnlyList([_frozen(x) for x in value])
+    return ReadOnlyList(value)
 
 
 def _clone_game(game):
