@@ -166,7 +166,7 @@ class NativeGame:
 
     def __init__(self, db, cfg, core, prefix=()):
         self.__dict__.update(db=db, cfg=cfg, _core=core, _prefix=tuple(prefix), _events=(),
-                             _py=None, _defs=None)
+                             _py=None, _defs=None, _seen=False)
 
     # ------------------------------------------------------------ hot path
     @property
@@ -190,7 +190,10 @@ class NativeGame:
                 f"action {action} ({g.action_name(action)}) is not legal now; "
                 f"{K.DECISION_NAMES[core.decision_kind]} decision for player "
                 f"{core.current_player}, legal: {core.legal_actions()}")
-        self.__dict__["_py"] = None
+        d = self.__dict__
+        d["_py"] = None
+        if d["_seen"]:
+            _forget_fields(d)
 
     def is_terminal(self) -> bool:
         return self._core.over
@@ -204,7 +207,10 @@ class NativeGame:
         if type(player) is not int or player not in (0, 1):
             player = _state._seat(player)
         self._core.surrender(player)
-        self.__dict__["_py"] = None
+        d = self.__dict__
+        d["_py"] = None
+        if d["_seen"]:
+            _forget_fields(d)
 
     def clone(self) -> "NativeGame":
         """An independent copy: the core's state copied, everything else shared (the
@@ -217,6 +223,7 @@ class NativeGame:
         """As ``Game.set_deal``, in the core (the events and every place kept)."""
         self._core.set_deal(defs, rng)
         self.__dict__.update(_py=None, _defs=None)
+        _forget_fields(self.__dict__)
 
     # the scalar fields hot loops read (a search reads ``result`` at every node), straight
     # from the core; every other field comes from the mirror (``__getattr__``)
@@ -289,7 +296,14 @@ class NativeGame:
             values = list(self._core.fields())
             values[_LOG] = self.events
             g = _state._from_pickle(self.db, self.cfg, tuple(_frozen(v) for v in values))
-            self.__dict__["_py"] = g
+            d = self.__dict__
+            d["_py"] = g
+            # the state fields kept on the instance too, so that a reader's next g.where[i]
+            # is a plain attribute read, not a __getattr__ call (the soak checks read
+            # hundreds per decision); a move, a new deal or a written field forgets them
+            for s in _MIRRORED:
+                d[s] = getattr(g, s)
+            d["_seen"] = True
         return g
 
     def python_game(self):
@@ -317,6 +331,7 @@ class NativeGame:
                                                config_tuple(self.cfg), _fields_of(g))
         self.__dict__.update(_core=core, _prefix=tuple(g.log), _events=(), _defs=None,
                              _py=None)
+        _forget_fields(self.__dict__)
 
     # --------------------------------------------------- the Game API
     @property
@@ -396,6 +411,19 @@ def _clone_game(game):
     global _clone_game
     _clone_game = _core_module().clone_game
     return _clone_game(game)
+
+
+def _forget_fields(d: dict) -> None:
+    """Drop the state fields ``_mirror`` kept in a game's ``__dict__`` (a clone copies
+    them with the rest of the dict, ``_seen`` too: it is the same state until it moves)."""
+    for s in _MIRRORED:
+        d.pop(s, None)
+    d["_seen"] = False
+
+
+#: the state fields a mirror serves that NativeGame does not itself define (the scalars
+#: it reads straight from the core are properties)
+_MIRRORED = tuple(s for s in _PICKLED if not hasattr(NativeGame, s))
 
 
 def _fields_of(g) -> tuple:

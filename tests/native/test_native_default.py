@@ -130,3 +130,25 @@ def test_a_redrawn_deal_is_taken_in_place_and_checked():
     with pytest.raises(ValueError, match="set_deal: card index out of range"):
         h.set_deal((10 ** 6,) * 82, 5)
     assert h.to_dict() == g.to_dict()
+
+
+def test_fields_read_once_follow_every_move_clone_and_write():
+    """A native game keeps the fields it served (fast reads for checks); each move, clone,
+    surrender, new deal or written field must show the new state, never the kept one."""
+    g, p = _played("native", moves=20), _played("python", moves=20)
+    rounds = 0
+    while not p.is_terminal() and rounds < 60:
+        assert (g.hand, g.where, g.deck, g.unit) == (p.hand, p.where, p.deck, p.unit)
+        c, before = g.clone(), p.clone()
+        a = p.legal_actions()[rounds % len(p.legal_actions())]
+        g.apply_action(a)
+        p.apply_action(a)
+        assert (c.hand, c.where, c.unit) == (before.hand, before.where, before.unit)
+        c.apply_action(a)                                  # the clone moves on by itself
+        assert (c.hand, c.where, c.unit) == (p.hand, p.where, p.unit)
+        rounds += 1
+    h = g.clone()
+    h.hand = [h.hand[1], h.hand[0]]
+    assert h.hand[0] == g.hand[1] and g.hand == p.hand
+    h.surrender(0)
+    assert h.result == (-1, 1) and h.to_dict()["result"] == [-1, 1]
