@@ -89,8 +89,8 @@ class LeafForward:
                 latent_vf = trunk if self._value_reads(trunk.shape[1]) else \
                     th.cat([trunk, keys.reshape(trunk.shape[0], -1)], dim=1)
             else:
-                logits, latent_vf = _heads(net, net.extract_features(
-                    obs[:, :self.n_obs].contiguous().to(device)))
+                logits, latent_vf = value_features(
+                    net, obs[:, :self.n_obs].contiguous().to(device))
             head = self.value if self.value is not None else net.value_net
             values = head(latent_vf.float().cpu() if self.value is not None else latent_vf)
         return logits.float().cpu().numpy(), values.float().cpu().numpy().reshape(-1)
@@ -177,16 +177,6 @@ class LeafForward:
             0, flat, th.addmm(fx.key_rows.bias, x, fx.key_rows.weight.t()))
         keys = th.relu(rows.view(b, CARD_ROWS, -1) + fx.key_context(trunk).unsqueeze(1))
         return trunk, keys
-
-
-def _heads(net, features):
-    """(logits, the critic's latent) from extracted features, as ``value_features``."""
-    if net.share_features_extractor:
-        latent_pi, latent_vf = net.mlp_extractor(features)
-    else:
-        latent_pi = net.mlp_extractor.forward_actor(features[0])
-        latent_vf = net.mlp_extractor.forward_critic(features[1])
-    return net.action_net(latent_pi), latent_vf
 
 
 def reference_forward(net, value, obs: np.ndarray):
