@@ -211,6 +211,17 @@ def _raw_state(g):
     return pickle.dumps((values[:_LOG] + values[_LOG + 1:], g.cfg), protocol=5)
 
 
+def state_snapshot(g):
+    """A value equal for two moments of ``g`` exactly when its saved state is: the raw
+    fields' pickled bytes and the event log's length and last record for the engine's own
+    games (many times cheaper than ``to_dict()``, which any other object is compared by).
+    For checks that an operation left a game unchanged (``checks.mask``)."""
+    if not _engine_games(g):
+        return g.to_dict()
+    events = g.events
+    return _raw_state(g), len(events), pickle.dumps(events[-1]) if len(events) else b""
+
+
 def _engine_games(*games) -> bool:
     """Whether every game is the engine's own (a Python ``Game`` or a ``NativeGame``), whose
     ``to_dict()`` is built from the fields ``_state_fields`` reads: for anything else (a
@@ -547,7 +558,7 @@ def _in_workers(games, seed, backends, obs_every, clone_every, config, stop_at, 
 
 
 __all__ = ["BIAS", "DifferentialResult", "GameSpec", "LAYOUTS", "NativeUnavailable",
-           "PLAYER_KINDS", "bundled_pool", "cards_pool", "case_card_ids", "choose",
+           "PLAYER_KINDS", "state_snapshot", "bundled_pool", "cards_pool", "case_card_ids", "choose",
            "decks_of_cards", "default_pools", "differential_errors", "files_pool",
            "first_difference", "game_difference", "native_missing", "new_game_on",
            "observation_difference", "play_pair", "replay", "schedule"]

@@ -8,9 +8,10 @@ from ..engine import N_ACTIONS, IllegalActionError
 def mask_errors(g) -> list[str]:
     """Every legal id applies without error on a clone; every other id raises
     IllegalActionError and leaves the game exactly as it was."""
+    from .differential import state_snapshot      # differential imports this package
     out = []
     legal = set(g.legal_actions())
-    before = g.to_dict()
+    before = state_snapshot(g)                 # the saved state, compared cheaply
     for a in range(N_ACTIONS):
         if a in legal:
             try:
@@ -36,7 +37,7 @@ def mask_errors(g) -> list[str]:
             return out
         except IllegalActionError:
             pass
-    if g.to_dict() != before:
+    if state_snapshot(g) != before:
         out.append("trying illegal actions changed the game")
     return out
 

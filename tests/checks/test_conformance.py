@@ -318,3 +318,27 @@ def test_biased_soak_players_do_what_they_are_named_for(all_decks):
     assert cov.get(("no-defense", "Guardian payments"), 0) == 0
     assert sum(v for (p, w), v in cov.items() if w == "triggers") > 0
     assert "attacks" in summary([r]) and "triggers" in summary([r])
+
+
+@pytest.mark.parametrize("field", ["turn", "hand", "log"])
+def test_mask_check_sees_a_refused_action_that_changed_the_game(all_decks, monkeypatch, field):
+    """The check compares the saved state cheaply (``state_snapshot``), not by
+    ``to_dict()``: a refusal that moves a number, a card or writes an event is still named."""
+    from nivel_env.engine import IllegalActionError, state
+    from nivel_env.engine.events import Surrender
+    g = _game(all_decks)
+    illegal = next(a for a in range(300) if a not in g.legal_actions())
+    checked = state.Game.apply_action
+
+    def leaky(self, a):                           # refuses, but not before touching the game
+        if a == illegal:
+            if field == "turn":
+                self.turn += 1
+            elif field == "hand":
+                self.hand[0] = self.hand[0][1:]
+            else:
+                self.log.append(Surrender(0))
+            raise IllegalActionError("no")
+        return checked(self, a)
+    monkeypatch.setattr(state.Game, "apply_action", leaky)
+    assert "trying illegal actions changed the game" in mask_errors(g)
