@@ -50,9 +50,13 @@ def test_the_fit_lowers_the_held_out_loss_and_keeps_the_best_weights(samples):
     from agents.policy import read_policy_file
     data = {k: np.concatenate([p[k] for p in samples]) for k in samples[0]}
     policy, _ = read_policy_file(policy_file("nv2-ppo"))
+    data["target"] = distill.search_targets(data, "best")
+    assert (data["target"].sum(1) == 1).all() and (data["target"].max(1) == 1).all()
     fit = distill.fit_policy(policy, data, epochs=2, lr=3e-4, log=lambda *_: None)
-    b, a = fit["before"], fit["after"]
-    assert a["cross_entropy"] + 0.5 * a["value_mse"] <= b["cross_entropy"] + 0.5 * b["value_mse"]
+    b, p, a = fit["before"], fit["policy_stage"], fit["after"]
+    assert p["cross_entropy"] + 0.25 * p["value_mse"] <= b["cross_entropy"] + 0.25 * b["value_mse"]
+    assert a["value_mse"] <= p["value_mse"]                       # the critic's own stage
+    assert a["cross_entropy"] == pytest.approx(p["cross_entropy"], rel=1e-6)   # actor untouched
     assert not any(q.requires_grad for q in policy.parameters())
     again = distill.evaluate_fit(policy, data, np.flatnonzero(data["game"] == 12))
     assert again["cross_entropy"] == pytest.approx(a["cross_entropy"], rel=1e-5)
