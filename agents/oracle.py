@@ -10,7 +10,8 @@ the real game), so a search that uses it still sees only what its player may see
 The full-state features of (game ``g``, player ``p``), version ``FEATURES``:
 
 * both seats' views, compressed: the policy's value features (the trunk its critic reads,
-  ``agents.value.value_features``, ``critic_width`` columns) of ``p``'s observation (with
+  ``agents.value.value_features``, ``critic_width`` columns, computed by the search's
+  ``agents.leaf_forward``: the same floats) of ``p``'s observation (with
   ``p``'s legal moves when ``p`` is to act) and of the other seat's (no legal moves).  Raw
   observations are 9,519 floats a seat (2 x 9,519 x a million positions does not fit in
   memory); the compact layout's 949 are card indices that need their own embedding -- the
@@ -52,7 +53,7 @@ import numpy as np
 import torch as th
 from torch import nn
 
-from .value import ValueHead, critic_width, load_value_head, sha256, value_features
+from .value import ValueHead, critic_width, load_value_head, sha256
 
 ORACLE_FORMAT = "nivel_env.oracle_value"
 ORACLE_VERSION = 1
@@ -89,15 +90,30 @@ def hidden_cards(g, p: int) -> np.ndarray:
     return out
 
 
+class _Trunk:
+    """A "value head" that hands back the trunk columns it is given, so that
+    ``LeafForward`` (the search's forward: the same floats as ``value_features``, for less
+    work) gives the views."""
+
+    def __init__(self, width: int):
+        self.width = width
+
+    def __call__(self, latent_vf: th.Tensor) -> th.Tensor:
+        return latent_vf[:, :self.width]
+
+
 class Views:
     """Both seats' value features for a batch of (game, player): the policy's trunk over
     each seat's observation, in one forward (``2 x batch`` rows)."""
 
     def __init__(self, policy):
         from nivel_env.env.encoder import Encoder
+
+        from .leaf_forward import LeafForward
         self.net = getattr(policy, "policy", policy)
         self.n_obs = int(self.net.observation_space.shape[0])
         self.width = critic_width(self.net)
+        self._forward = LeafForward(self.net, _Trunk(self.width))
         self._enc: dict = {}
         self._Encoder = Encoder
         self._buf = np.zeros((0, self.n_obs), dtype=np.float32)
@@ -115,9 +131,8 @@ class Views:
             legal = g.legal_actions() if g.result is None and g.current_player == p else None
             buf[i] = enc.encode(g, p, legal)[:self.n_obs]
             buf[n + i] = enc.encode(g, 1 - p, None)[:self.n_obs]
-        with th.inference_mode():
-            _, latent = value_features(self.net, th.from_numpy(buf[:2 * n]))
-            latent = latent[:, :self.width].float().numpy()
+        _, latent = self._forward(th.from_numpy(buf[:2 * n]))
+        latent = latent.reshape(2 * n, self.width)
         return latent[:n], latent[n:]
 
 
