@@ -27,7 +27,9 @@ The network (``OracleNet``) embeds each card row with one shared layer over the 
 table's columns (so it reads any card by its features), adds a learned vector per deck
 position (the top matters most), sums each hand's embeddings, and puts all of it with the
 two views through an MLP to a value in [-1, 1] for ``p``.  With ``residual``, it adds its
-output to the shipped value head's value of ``p``'s view (kept inside the file).
+output to the shipped value head's value of ``p``'s view (kept inside the file); with
+``symmetric``, the value is the difference of the MLP read from both seats' sides (the
+two views and the hidden cards swapped), so the two seats' values sum to zero.
 
 ``OracleValue`` is what a search loads (``load_oracle``): ``values(games, players)``, one
 batched call.  The file records the feature version, the sizes, the policy it reads (its
@@ -156,10 +158,11 @@ class OracleNet(nn.Module):
     """Full-state features -> a value in [-1, 1] for the player they are about."""
 
     def __init__(self, width: int, columns: int, embed: int = 32, hidden: int = 256,
-                 residual: bool = False):
+                 residual: bool = False, symmetric: bool = False):
         super().__init__()
         self.width, self.columns, self.embed_size = int(width), int(columns), int(embed)
         self.hidden, self.residual = int(hidden), bool(residual)
+        self.symmetric = bool(symmetric)
         self.embed = nn.Linear(columns, embed)
         self.position = nn.Parameter(th.zeros(2, DECK_TOP, embed))
         size = 2 * width + 2 * DECK_TOP * embed + 2 * embed
@@ -172,16 +175,28 @@ class OracleNet(nn.Module):
             nn.init.zeros_(self.mlp[-1].bias)
 
     def forward(self, mine, theirs, cards, table) -> th.Tensor:
+        cards = cards.long()
+        out = self._side(mine, theirs, cards, table)
+        base = self.base(mine) if self.base is not None else None
+        if self.symmetric:       # v(p) = -v(other seat): the same net from both sides
+            k, h = DECK_TOP, HAND_SLOTS
+            swapped = th.cat([cards[:, k:2 * k], cards[:, :k], cards[:, 2 * k + h:],
+                              cards[:, 2 * k:2 * k + h]], 1)
+            out = (out - self._side(theirs, mine, swapped, table)) / 2
+            if base is not None:
+                base = (base - self.base(theirs)) / 2
+        if base is not None:
+            return (base + out).clamp(-1.0, 1.0)
+        return th.tanh(out)
+
+    def _side(self, mine, theirs, cards, table) -> th.Tensor:
         present = (cards > 0).unsqueeze(2).float()
-        e = th.relu(self.embed(table))[cards.long()] * present          # [n, slots, E]
+        e = th.relu(self.embed(table))[cards] * present                 # [n, slots, E]
         deck = e[:, :2 * DECK_TOP].reshape(-1, 2, DECK_TOP, self.embed_size)
         deck = (deck + self.position * present[:, :2 * DECK_TOP].reshape(-1, 2, DECK_TOP, 1))
         hands = e[:, 2 * DECK_TOP:].reshape(-1, 2, HAND_SLOTS, self.embed_size).sum(2)
         x = th.cat([mine, theirs, deck.flatten(1), hands.flatten(1)], 1)
-        out = self.mlp(x).squeeze(1)
-        if self.base is not None:
-            return (self.base(mine) + out).clamp(-1.0, 1.0)
-        return th.tanh(out)
+        return self.mlp(x).squeeze(1)
 
 
 class OracleValue:
@@ -224,7 +239,7 @@ def save_oracle(net: OracleNet, path, policy_path, meta: dict) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     th.save({"format": ORACLE_FORMAT, "version": ORACLE_VERSION, "features": FEATURES,
              "width": net.width, "columns": net.columns, "embed": net.embed_size,
-             "hidden": net.hidden, "residual": net.residual,
+             "hidden": net.hidden, "residual": net.residual, "symmetric": net.symmetric,
              "policy_sha256": sha256(policy_path),
              "state_dict": {k: v.half() for k, v in net.state_dict().items()},
              "meta": meta}, path)
@@ -260,10 +275,11 @@ def load_oracle(path, policy=None, policy_path=None) -> OracleValue:
             raise OracleFileError(f"{path}: field '{field}' must be a size in 1..{MAX_SIZE}, "
                                   f"got {v!r}"[:300])
         sizes[field] = v
-    if not isinstance(saved.get("residual"), bool):
-        raise OracleFileError(f"{path}: field 'residual' must be true or false")
+    for field in ("residual", "symmetric"):
+        if not isinstance(saved.get(field), bool):
+            raise OracleFileError(f"{path}: field '{field}' must be true or false")
     net = OracleNet(sizes["width"], sizes["columns"], sizes["embed"], sizes["hidden"],
-                    saved["residual"])
+                    saved["residual"], saved["symmetric"])
     state = saved.get("state_dict")
     if not isinstance(state, dict) or not all(isinstance(v, th.Tensor) and
                                               v.is_floating_point() for v in state.values()):
@@ -384,13 +400,15 @@ def predict(net: OracleNet, data, rows, table, batch: int = 4096) -> np.ndarray:
 
 def fit(data, table: th.Tensor, base: ValueHead | None = None, epochs: int = 12,
         seed: int = 0, hidden: int = 256, embed: int = 32, lr: float = 1e-3,
-        log=print) -> OracleNet:
+        symmetric: bool = False, log=print) -> OracleNet:
     """Fit an OracleNet by mean squared error on the games not held out (game id % 10),
-    keeping the best held-out epoch; with ``base`` (the shipped head), a residual on it."""
+    keeping the best held-out epoch; with ``base`` (the shipped head), a residual on it;
+    ``symmetric``: the value is antisymmetric in the two seats."""
     th.manual_seed(seed)
     held = (data["game"] % 10) == 0
     train, val = np.flatnonzero(~held), np.flatnonzero(held)
-    net = OracleNet(data["mine"].shape[1], table.shape[1], embed, hidden, base is not None)
+    net = OracleNet(data["mine"].shape[1], table.shape[1], embed, hidden, base is not None,
+                    symmetric)
     if base is not None:
         net.base.load_state_dict(base.state_dict())
         for q in net.base.parameters():
@@ -456,6 +474,8 @@ def main(argv=None) -> int:
     ap.add_argument("--hidden", type=int, default=256)
     ap.add_argument("--residual", action="store_true",
                     help="fit a residual on the shipped value head")
+    ap.add_argument("--symmetric", action="store_true",
+                    help="a value antisymmetric in the seats (both views as a pair)")
     ap.add_argument("--playout-states", type=int, default=300,
                     help="held-out positions valued by random playouts (0: none)")
     ap.add_argument("--playouts", default="1,8,32", help="playouts a leaf, comma separated")
@@ -492,7 +512,7 @@ def main(argv=None) -> int:
     table = th.from_numpy(card_rows(load_deck(list_decks()[0]).db))
     head = load_value_head(VALUE_DIR / f"{args.policy}.pt", path)
     net = fit(data, table, head if args.residual else None, args.epochs, args.seed,
-              args.hidden)
+              args.hidden, symmetric=args.symmetric)
     held = np.flatnonzero((data["game"] % 10) == 0)
     z, turns = data["outcome"][held], data["turn"][held]
     with th.no_grad():

@@ -138,3 +138,14 @@ def test_the_shipped_oracle_loads_by_spec_and_plays():
     assert agent.act_state(g) in g.legal_actions()
     with pytest.raises(ValueError, match="no bundled oracle 'nv9'"):
         load_opponent("nv2-search:oracle=nv9")
+
+
+def test_a_symmetric_oracle_gives_the_two_seats_opposite_values(policy):
+    th.manual_seed(1)
+    games = positions(2, seed=4)
+    net = OracleNet(Views(policy).width, card_rows(games[0].db).shape[1], embed=8,
+                    hidden=32, symmetric=True)
+    oracle = OracleValue(net, policy)
+    mine = oracle.values(games, [g.current_player for g in games])
+    theirs = oracle.values(games, [1 - g.current_player for g in games])
+    assert np.allclose(mine, -theirs, atol=1e-6) and np.all(mine != 0)
