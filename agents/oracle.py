@@ -352,7 +352,7 @@ def dataset(agent, games: int, seed: int, keep_states: int = 0, progress: bool =
         cards.append(c)
         first = count[0]
         count[0] += len(samples)
-        if keep_states and len(states) < keep_states * 4:
+        if keep_states and len(states) < keep_states * 12:      # a tenth is held out
             for j, (g, p) in enumerate(samples):
                 if rng.random() < 0.02:
                     states.append((first + j, g.clone(), p))
@@ -400,10 +400,14 @@ def predict(net: OracleNet, data, rows, table, batch: int = 4096) -> np.ndarray:
 
 def fit(data, table: th.Tensor, base: ValueHead | None = None, epochs: int = 12,
         seed: int = 0, hidden: int = 256, embed: int = 32, lr: float = 1e-3,
-        symmetric: bool = False, log=print) -> OracleNet:
+        symmetric: bool = False, weight_decay: float = 0.0, card_dropout: float = 0.0,
+        log=print) -> OracleNet:
     """Fit an OracleNet by mean squared error on the games not held out (game id % 10),
     keeping the best held-out epoch; with ``base`` (the shipped head), a residual on it;
-    ``symmetric``: the value is antisymmetric in the two seats."""
+    ``symmetric``: the value is antisymmetric in the two seats.  The positions of one game
+    share its outcome and nearly all of its hidden cards, so a net can learn games by
+    their decks' order instead of values: ``card_dropout`` blanks that share of the hidden
+    cards of each training row, ``weight_decay`` is AdamW's."""
     th.manual_seed(seed)
     held = (data["game"] % 10) == 0
     train, val = np.flatnonzero(~held), np.flatnonzero(held)
@@ -413,7 +417,8 @@ def fit(data, table: th.Tensor, base: ValueHead | None = None, epochs: int = 12,
         net.base.load_state_dict(base.state_dict())
         for q in net.base.parameters():
             q.requires_grad_(False)
-    opt = th.optim.Adam([q for q in net.parameters() if q.requires_grad], lr=lr)
+    opt = th.optim.AdamW([q for q in net.parameters() if q.requires_grad], lr=lr,
+                         weight_decay=weight_decay)
     z = th.as_tensor(data["outcome"])
     best, best_state, worse = np.inf, copy.deepcopy(net.state_dict()), 0
     rng = np.random.default_rng(seed)
@@ -423,7 +428,10 @@ def fit(data, table: th.Tensor, base: ValueHead | None = None, epochs: int = 12,
         perm = train[rng.permutation(len(train))]
         for i in range(0, len(perm), 512):
             j = perm[i:i + 512]
-            loss = ((net(*_tensors(data, j), table) - z[j]) ** 2).mean()
+            mine, theirs, cards = _tensors(data, j)
+            if card_dropout > 0:
+                cards = cards * (th.rand(cards.shape) >= card_dropout)
+            loss = ((net(mine, theirs, cards, table) - z[j]) ** 2).mean()
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -476,6 +484,10 @@ def main(argv=None) -> int:
                     help="fit a residual on the shipped value head")
     ap.add_argument("--symmetric", action="store_true",
                     help="a value antisymmetric in the seats (both views as a pair)")
+    ap.add_argument("--weight-decay", type=float, default=0.0)
+    ap.add_argument("--card-dropout", type=float, default=0.0,
+                    help="share of hidden cards blanked in each training row")
+    ap.add_argument("--lr", type=float, default=1e-3)
     ap.add_argument("--playout-states", type=int, default=300,
                     help="held-out positions valued by random playouts (0: none)")
     ap.add_argument("--playouts", default="1,8,32", help="playouts a leaf, comma separated")
@@ -512,7 +524,8 @@ def main(argv=None) -> int:
     table = th.from_numpy(card_rows(load_deck(list_decks()[0]).db))
     head = load_value_head(VALUE_DIR / f"{args.policy}.pt", path)
     net = fit(data, table, head if args.residual else None, args.epochs, args.seed,
-              args.hidden, symmetric=args.symmetric)
+              args.hidden, lr=args.lr, symmetric=args.symmetric,
+              weight_decay=args.weight_decay, card_dropout=args.card_dropout)
     held = np.flatnonzero((data["game"] % 10) == 0)
     z, turns = data["outcome"][held], data["turn"][held]
     with th.no_grad():
