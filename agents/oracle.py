@@ -480,6 +480,7 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--epochs", type=int, default=12)
     ap.add_argument("--hidden", type=int, default=256)
+    ap.add_argument("--embed", type=int, default=32, help="a card's embedding size")
     ap.add_argument("--residual", action="store_true",
                     help="fit a residual on the shipped value head")
     ap.add_argument("--symmetric", action="store_true",
@@ -524,7 +525,7 @@ def main(argv=None) -> int:
     table = th.from_numpy(card_rows(load_deck(list_decks()[0]).db))
     head = load_value_head(VALUE_DIR / f"{args.policy}.pt", path)
     net = fit(data, table, head if args.residual else None, args.epochs, args.seed,
-              args.hidden, lr=args.lr, symmetric=args.symmetric,
+              args.hidden, args.embed, lr=args.lr, symmetric=args.symmetric,
               weight_decay=args.weight_decay, card_dropout=args.card_dropout)
     held = np.flatnonzero((data["game"] % 10) == 0)
     z, turns = data["outcome"][held], data["turn"][held]
