@@ -102,7 +102,8 @@ _SETTINGS = {
     "search": {"simulations": int, "worlds": int, "max_ms": float, "c_puct": float,
                "temperature": float, "batch": int, "prior_temperature": float,
                "deck_lists": str,                  # closed | open (docs/rulings.md R24)
-               "threads": int},
+               "threads": int,
+               "oracle": str},                     # agents.oracle: oracle_file names it
 }
 _SETTING = re.compile(r"^[a-z_]+=[^,=:]+(,[a-z_]+=[^,=:]+)*$")
 
@@ -140,6 +141,19 @@ def policy_file(name: str | Path) -> Path:
         raise ValueError(f"no bundled policy {str(name)!r}; known: "
                          f"{', '.join(p.stem for p in sorted(POLICY_DIR.glob('*.pt')))} (a "
                          f"policy file needs a path: ./{name}.pt or a name ending in .pt)")
+    return path
+
+
+def oracle_file(name: str) -> Path:
+    """A search's ``oracle`` setting -> its file: a bundled name (``nv2`` is
+    ``agents/values/nv2-oracle.pt``, ``agents.oracle``) or a path."""
+    if names_a_path(name, POLICY_SUFFIX):
+        return Path(name)
+    path = VALUE_DIR / f"{name}-oracle.pt"
+    if not path.is_file():
+        known = sorted(p.name[:-len("-oracle.pt")] for p in VALUE_DIR.glob("*-oracle.pt"))
+        raise ValueError(f"no bundled oracle {name!r}; known: {', '.join(known) or 'none'} "
+                         f"(an oracle file needs a path: ./{name}.pt)")
     return path
 
 
@@ -195,6 +209,8 @@ def load_opponent(name_or_path: str | Path, difficulty: str = "hard", seed: int 
     if "simulations" in settings:                   # a search over this policy
         from .search import SearchAgent
         s = _typed("search", settings, spec)
+        if "oracle" in s:
+            s["oracle"] = oracle_file(s["oracle"])
         return SearchAgent(PolicyAgent(path), value=value, policy_path=path, seed=seed, **s)
     s = _typed("policy", settings, spec)
     if "difficulty" in s or not ({"temperature", "random_share"} & set(s)):

@@ -168,7 +168,8 @@ class SearchAgent:
     def __init__(self, policy, simulations: int = 128, worlds: int = 4,
                  max_ms: float | None = None, c_puct: float = 2.5, temperature: float = 0.0,
                  batch: int = 16, value=None, policy_path=None, prior_temperature: float = 8.0,
-                 seed: int | None = None, deck_lists="closed", threads: int | None = None):
+                 seed: int | None = None, deck_lists="closed", threads: int | None = None,
+                 oracle=None):
         if not prior_temperature > 0:
             raise ValueError(f"SearchAgent: prior_temperature must be positive, got "
                              f"{prior_temperature!r}")
@@ -189,6 +190,10 @@ class SearchAgent:
             from .value import load_value_head
             value = load_value_head(value, policy_path)
         self.value = value
+        if oracle is not None and not hasattr(oracle, "values"):
+            from .oracle import load_oracle
+            oracle = load_oracle(oracle, self.net, policy_path)
+        self.oracle = oracle
         self.seed = seed
         try:
             self.deck_lists = check_deck_lists(deck_lists)     # an unknown deck: refused now
@@ -364,6 +369,9 @@ class SearchAgent:
         obs = self._encode(todo)
         logits, v = self._evaluate(obs)
         priors = leaf_priors(logits, [leaf.legal for _, leaf in todo], self.prior_temperature)
+        if self.oracle is not None:         # each leaf's world, never the real game
+            v = self.oracle.values([leaf.g for _, leaf in todo],
+                                   [leaf.player for _, leaf in todo])
         v = np.where(v > -1.0, v, np.float32(-1.0))           # min(1, max(-1, v)), as floats
         values = np.where(v < 1.0, v, np.float32(1.0)).tolist()
         for (_, leaf), prior, value in zip(todo, priors, values):

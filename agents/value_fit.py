@@ -36,10 +36,16 @@ TEMPERATURES = (0.0, 0.5, 1.0)
 
 
 # ------------------------------------------------------------------ self-play data
-def self_play(agent, games: int, seed: int, batch: int = 64, progress: bool = False):
+def self_play(agent, games: int, seed: int, batch: int = 64, progress: bool = False,
+              record=None):
     """``games`` self-play games of ``agent`` (a PolicyAgent), ``batch`` at a time, one
     forward per step.  Returns (features float16 [n, width], outcome [n], game id [n],
-    turn [n], old critic value [n])."""
+    turn [n], old critic value [n]).
+
+    ``record``, if given, is called once a step with that step's samples as a list of
+    (game, player to act) before their moves are played (the games are live: copy what
+    is kept), and returns one item per sample; the list of all items, in sample order,
+    is returned as a sixth element (``agents.oracle`` records the full state this way)."""
     from tqdm import tqdm
 
     from nivel_env.cards import list_decks, load_deck
@@ -50,7 +56,7 @@ def self_play(agent, games: int, seed: int, batch: int = 64, progress: bool = Fa
     decks = [load_deck(d) for d in list_decks()]
     enc = Encoder(decks[0].db)
     rng = np.random.default_rng(seed)
-    feats, who, gid, turns, old = [], [], [], [], []
+    feats, who, gid, turns, old, extra = [], [], [], [], [], []
     results: dict = {}
     live: list = []
     started = 0
@@ -82,6 +88,9 @@ def self_play(agent, games: int, seed: int, batch: int = 64, progress: bool = Fa
             logits = logits.float().cpu().numpy()
             latent = latent[:, :width].float().cpu().numpy().astype(np.float16)
         z = np.where(masks[:k], logits, -np.inf)
+        if record is not None:
+            extra.extend(record([(g, g.current_player) for i, (_, g, _) in enumerate(live)
+                                 if len(legals[i]) > 1]))
         nxt = []
         for i, (n, g, temps) in enumerate(live):
             p = g.current_player
@@ -105,8 +114,9 @@ def self_play(agent, games: int, seed: int, batch: int = 64, progress: bool = Fa
             start()
     bar.close()
     outcome = np.array([results[n][p] for n, p in zip(gid, who)], dtype=np.float32)
-    return (np.array(feats, dtype=np.float16), outcome, np.array(gid), np.array(turns),
-            np.array(old, dtype=np.float32))
+    out = (np.array(feats, dtype=np.float16), outcome, np.array(gid), np.array(turns),
+           np.array(old, dtype=np.float32))
+    return out if record is None else out + (extra,)
 
 
 def scores(v: np.ndarray, z: np.ndarray) -> dict:
