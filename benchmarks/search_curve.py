@@ -7,7 +7,7 @@ One evaluate.py gauntlet of seat-swapped duplicate games per run: each point
 of 512 or more takes nv2-search-deep's 64 leaves a forward, ``--deep-batch``) against each
 ``--against`` agent.  Writes ``curve.csv`` (each point's score with its 95% interval, mean
 and p99 ms per real decision, one core a game) and ``curve.png`` (score against simulations
-and against ms/move) into ``--out``, with the gauntlet's own files under ``--out/runs``.
+and against ms/move) into ``--out``, with the gauntlet's own files under ``--out/gauntlets``.
 ``--append`` adds the points to the CSV already there (a point measured again replaces its
 row), so a long curve can be measured in parts; the plot shows every row.
 
@@ -61,7 +61,7 @@ def measure(points: list, against: list, games: int, seed: int, workers, out: Pa
     import evaluate
     fields = [spec_of(p, deep_batch, extra) for p in points]
     specs = [s for _, s in fields]
-    runs = out / "runs"
+    runs = out / "gauntlets"
     cmd = ["agents", *specs, "--against", *against, "--games", str(games), "--seed",
            str(seed), "--out", str(runs), "--no-progress"]
     if workers:
