@@ -102,7 +102,8 @@ _SETTINGS = {
     "search": {"simulations": int, "worlds": int, "max_ms": float, "c_puct": float,
                "temperature": float, "batch": int, "prior_temperature": float,
                "deck_lists": str,                  # closed | open (docs/rulings.md R24)
-               "threads": int,
+               "threads": int, "root": str,            # puct | gumbel
+               "considered": int, "c_visit": float, "c_scale": float,
                "oracle": str},                     # agents.oracle: oracle_file names it
 }
 _SETTING = re.compile(r"^[a-z_]+=[^,=:]+(,[a-z_]+=[^,=:]+)*$")

@@ -8,7 +8,9 @@ deck -- by default only the cards the opponent's leader may use, as deck lists a
 public, docs/rulings.md R24, ``agents.worlds`` -- and the engine's generator reseeded),
 grows one search tree per world -- PUCT (the AlphaZero rule) with the policy's move
 probabilities as priors and a value estimate at the leaves, both players' decisions
-searched -- and plays the move with the most visits summed over the worlds.  Inside a
+searched -- and plays the move with the most visits summed over the worlds (or, with
+``root="gumbel"``, sequential halving over Gumbel-sampled moves shared by the worlds: see
+``SearchAgent``).  Inside a
 world the engine is deterministic, so a tree node holds its game state; moves with a
 single legal option are played through without a node.
 
@@ -66,6 +68,9 @@ from nivel_env.engine.hidden import determinize
 from nivel_env.env.encoder import Encoder
 
 from .worlds import check_deck_lists, deck_prior
+
+#: how the root's move is chosen: PUCT's most visited, or the Gumbel root's survivor
+ROOTS = ("puct", "gumbel")
 
 
 class _Node:
@@ -160,6 +165,42 @@ class SearchAgent:
             ``"closed"`` (default, the rules: the opponent's hidden cards are drawn from
             the cards their leader may use), ``"open"`` (open deck lists: their list is
             known) or a list of decks (``Deck`` objects or names) they may be playing.
+        root: how the move at the root is chosen: ``"puct"`` (default: PUCT at the root
+            too, the most visited move over the worlds) or ``"gumbel"`` (below).
+        considered: the Gumbel root's candidates, at most (``m``).
+        c_visit, c_scale: the Gumbel root's monotone transform of the values,
+            sigma(q) = (c_visit + the most visits of a move) * c_scale * q.
+
+    The Gumbel root (Danihelka et al. 2022, "Policy improvement by planning with
+    Gumbel"): draw Gumbel noise g(a) for the legal moves (from the agent's rng), take the
+    ``m = min(legal, considered)`` moves with the largest g + logits (the policy's raw
+    logits at the root, not the flattened priors: the Gumbel-max trick makes argmax
+    g + logits a sample from the policy itself, which is what the method's guarantee of
+    improving on the policy rests on) and run sequential halving over them:
+    ceil(log2 m) phases, each spending an equal share of the budget in equal visits to
+    the survivors (the last phase what is left), then keeping the better half by
+    g + logits + sigma(q) -- q the completed value rescaled to [0, 1] by the root's
+    values' min and max, a move never visited completed with the mixed value (the
+    roots' value and the visited moves' values weighted by the policy).  The survivor is
+    played.  Below the root the trees are PUCT's, with the flattened priors.
+
+    Worlds share one root decision: the player cannot tell the worlds apart, so its move
+    is one move for all of them, and what it should maximise is the move's value
+    averaged over the worlds (the information set's expected value, as far as the
+    sample says).  So there is one halving over the moves, not one per world followed by
+    a vote: a candidate's q is the mean over the worlds that visited it of its value in
+    that world, and its visits go round the worlds (visit j of candidate c goes to world
+    (c + j) mod worlds), so every survivor is valued on the same worlds as far as the
+    budget allows -- world luck (a good draw for the player) lifts every candidate
+    alike and drops out of the comparison, as common random numbers do.  A halving per
+    world would let each world's noise eliminate candidates on its own, and a vote
+    throws away how much better a move is.  The visits are summed over the worlds for
+    sigma's "most visits" (they are all samples of the one decision's values).  Each
+    phase runs as waves of ``batch`` leaves over the worlds, one forward a wave.  The
+    root's logits are the mean of the worlds' root rows (each world's root is the same
+    position in the player's view).  ``temperature`` must be 0: the Gumbel noise is the
+    sampling.  ``max_ms`` stops it as it stops PUCT; the survivor with the most visits
+    and the best score is played.
     """
 
     needs_observation = False
@@ -169,7 +210,22 @@ class SearchAgent:
                  max_ms: float | None = None, c_puct: float = 2.5, temperature: float = 0.0,
                  batch: int = 16, value=None, policy_path=None, prior_temperature: float = 8.0,
                  seed: int | None = None, deck_lists="closed", threads: int | None = None,
-                 oracle=None):
+                 root: str = "puct", considered: int = 16, c_visit: float = 50.0,
+                 c_scale: float = 0.1, oracle=None):
+        if root not in ROOTS:
+            raise ValueError(f"SearchAgent: root must be one of {', '.join(ROOTS)}, got "
+                             f"{root!r}")
+        if root == "gumbel":
+            if isinstance(considered, bool) or not (isinstance(considered, int)
+                                                    and considered >= 1):
+                raise ValueError(f"SearchAgent: considered must be a positive int, got "
+                                 f"{considered!r}")
+            if not (c_visit >= 0 and c_scale > 0):
+                raise ValueError(f"SearchAgent: c_visit must be at least 0 and c_scale "
+                                 f"positive, got {c_visit!r} and {c_scale!r}")
+            if temperature != 0:
+                raise ValueError(f"SearchAgent: root='gumbel' samples through its Gumbel "
+                                 f"noise; temperature must be 0, got {temperature!r}")
         if not prior_temperature > 0:
             raise ValueError(f"SearchAgent: prior_temperature must be positive, got "
                              f"{prior_temperature!r}")
@@ -186,6 +242,8 @@ class SearchAgent:
         self.max_ms, self.c_puct, self.temperature = max_ms, float(c_puct), float(temperature)
         self.batch = int(batch)
         self.prior_temperature = float(prior_temperature)
+        self.root, self.considered = root, int(considered)
+        self.c_visit, self.c_scale = float(c_visit), float(c_scale)
         if value is not None and not callable(value):
             from .value import load_value_head
             value = load_value_head(value, policy_path)
@@ -260,7 +318,9 @@ class SearchAgent:
             self._encoders.append(Encoder(game.db))
         per_world = max(1, self.simulations // self.worlds)
         per_wave = max(1, self.batch // self.worlds)
-        self._expand(list(enumerate(roots)))   # every root in one forward: simulation one
+        logits = self._expand(list(enumerate(roots)))   # every root in one forward:
+        if self.root == "gumbel":                       # simulation one
+            return self._gumbel(roots, legal, logits, per_world, t0)
         done, simulations = 1, len(roots)
         while done < per_world and not self._late():
             k = min(per_wave, per_world - done)
@@ -288,6 +348,92 @@ class SearchAgent:
                            "visits": dict(zip(map(int, legal), visits.tolist()))}
         return int(legal[choice])
 
+    def _gumbel(self, roots, legal: list, logits: np.ndarray, per_world: int,
+                t0: float) -> int:
+        """The Gumbel root (``root="gumbel"``, see the class docstring): the roots are
+        expanded (``logits``, their raw action logits, a row per world); sequential
+        halving over the top ``considered`` moves by Gumbel noise + logits, PUCT below the
+        root; plays the last survivor."""
+        n_worlds, k_legal = len(roots), len(legal)
+        slot = [{a: i for i, a in enumerate(r.legal)} for r in roots]
+        rows = np.asarray(logits[:n_worlds], dtype=np.float64)[:, legal]
+        z = rows.mean(axis=0)                  # the same position in every world's view
+        base = self.rng.gumbel(size=k_legal) + z
+        m = min(k_legal, self.considered)
+        survivors = [int(c) for c in np.argsort(-base, kind="stable")[:m]]
+        phases = math.ceil(math.log2(m)) if m > 1 else 0
+        budget = (per_world - 1) * n_worlds    # the roots' forward was simulation one
+        remaining, simulations, capped = budget, n_worlds, False
+        seen = [0] * k_legal                   # each move's visits so far, over the worlds
+        per_wave = max(1, self.batch // n_worlds)
+        for phase in range(phases):
+            if len(survivors) == 1 or remaining <= 0:
+                break
+            each = max(1, budget // (phases * len(survivors)))
+            spend = remaining if phase == phases - 1 else min(each * len(survivors),
+                                                              remaining)
+            queues: list = [[] for _ in roots]
+            for j in range(spend):             # round robin, best-scored survivor first
+                c = survivors[j % len(survivors)]
+                w = (c + seen[c]) % n_worlds   # a move's visits go round the worlds
+                seen[c] += 1
+                queues[w].append(slot[w][legal[c]])
+            remaining -= spend
+            while any(queues):
+                if self._late():
+                    capped = True
+                    break
+                simulations += self._wave(roots, 0, [q[:per_wave] for q in queues])
+                queues = [q[per_wave:] for q in queues]
+            if capped:
+                break
+            score, _ = self._gumbel_scores(roots, legal, slot, z, base)
+            survivors = sorted(survivors, key=lambda c: -score[c])[:(len(survivors) + 1) // 2]
+        score, visits = self._gumbel_scores(roots, legal, slot, z, base)
+        most = max(visits[c] for c in survivors)     # a cut phase: its best-visited
+        choice = max((c for c in survivors if visits[c] == most), key=lambda c: score[c])
+        self._deadline = None
+        self.last_stats = {"simulations": simulations, "worlds": n_worlds,
+                           "ms": (self.clock() - t0) * 1000, "capped": capped,
+                           "visits": dict(zip(map(int, legal), visits.tolist())),
+                           "gumbel": {int(legal[c]): float(base[c])
+                                      for c in np.argsort(-base, kind="stable")[:m]},
+                           "score": dict(zip(map(int, legal), score.tolist()))}
+        return int(legal[choice])
+
+    def _gumbel_scores(self, roots, legal, slot, z, base) -> tuple:
+        """(score, visits): each legal root move's visits summed over the worlds and its
+        g + logits + sigma(completed q) for every legal root move: q the mean over the
+        worlds that visited the move of its value there, a move no world visited completed
+        with the mixed value (the roots' value and the visited moves' values weighted by
+        the policy, as the paper's ``v_mix``); the q rescaled to [0, 1] by their min and
+        max; sigma(q) = (c_visit + most visits of a move) * c_scale * q."""
+        k = len(legal)
+        total = np.zeros(k)
+        qsum, worlds = np.zeros(k), np.zeros(k)
+        for w, r in enumerate(roots):
+            for c, a in enumerate(legal):
+                n = r.visits[slot[w][a]]
+                if n:
+                    total[c] += n
+                    qsum[c] += r.value_sum[slot[w][a]] / n
+                    worlds[c] += 1
+        visited = worlds > 0
+        q = np.divide(qsum, worlds, out=np.zeros(k), where=visited)
+        pi = np.exp(z - z.max())
+        pi /= pi.sum()
+        v_root = float(np.mean([r.value for r in roots]))
+        n_all = total.sum()
+        if visited.any():
+            v_mix = (v_root + n_all * (pi[visited] @ q[visited]) / pi[visited].sum()) \
+                / (1 + n_all)
+        else:
+            v_mix = v_root
+        q = np.where(visited, q, v_mix)
+        lo, hi = q.min(), q.max()
+        q = (q - lo) / max(hi - lo, 1e-8)
+        return base + (self.c_visit + total.max()) * self.c_scale * q, total
+
     def _late(self) -> bool:
         """Whether this move's time is up, keeping back the longest forward so far (the
         cut wave's forward must still fit), at most a tenth of the cap: one forward
@@ -303,7 +449,7 @@ class SearchAgent:
             self._prior = (db, deck_prior(self.deck_lists, db))
         return self._prior[1]
 
-    def _wave(self, roots, per_world: int) -> int:
+    def _wave(self, roots, per_world: int, plan=None) -> int:
         """``per_world`` simulations in every world: select down each tree, evaluate the
         new leaves in one forward, back the values up.  When the move's time runs out
         (``_late``) the selection stops and what was selected is evaluated and backed up.
@@ -313,13 +459,28 @@ class SearchAgent:
         unvisited move valued at the node's mean, the first of equal scores -- adding a
         virtual loss along the way (a visit valued -1, replaced by the leaf's value in the
         back-up).  It is written out in this one loop (no call per node): the tree's
-        Python is a third of a move."""
+        Python is a third of a move.
+
+        ``plan`` (the Gumbel root): per world, the root move index of each descent (its
+        length is that world's descents; ``per_world`` is then unused); PUCT picks below."""
         sims, todo = [], []
         c_puct, sqrt, late = self.c_puct, math.sqrt, self._late
         timed = self._deadline is not None
         for w, root in enumerate(roots):
-            for _ in range(per_world):
+            forced = None if plan is None else plan[w]
+            for j in range(per_world if forced is None else len(forced)):
                 path, node = [], root
+                if forced is not None:                    # the root's move is given
+                    k = forced[j]
+                    child = node.children[k]
+                    if child is None:
+                        child = node.children[k] = _Node(*_advance(node.g, node.legal[k]))
+                    path.append((node, k))
+                    node.n += 1                             # virtual loss, as below
+                    node.visits[k] += 1
+                    node.value_sum[k] -= 1.0
+                    node.w -= 1.0
+                    node = child
                 while node.expanded and node.over is None:
                     n = node.n
                     fpu = node.w / n if n else 0.0
@@ -363,8 +524,9 @@ class SearchAgent:
                 node.w += v
         return len(sims)
 
-    def _expand(self, todo) -> None:
-        """Priors and values for ``todo`` ([(world, leaf)]) from one batched forward."""
+    def _expand(self, todo) -> np.ndarray:
+        """Priors and values for ``todo`` ([(world, leaf)]) from one batched forward;
+        returns the network's raw action logits, a row per leaf."""
         started = self.clock()
         obs = self._encode(todo)
         logits, v = self._evaluate(obs)
@@ -379,6 +541,7 @@ class SearchAgent:
             leaf.value = value                                # the chooser's side
             leaf.expanded, leaf.pending = True, False
         self._reserve = max(self._reserve, self.clock() - started)
+        return logits
 
     def _encode(self, todo):
         """The leaves' observations, one row each, in this agent's reused buffer (the
