@@ -65,6 +65,7 @@ import numpy as np
 from nivel_env.engine.hidden import determinize
 from nivel_env.env.encoder import Encoder
 
+from .belief import PolicyLogits, make_belief
 from .worlds import check_deck_lists, deck_prior
 
 
@@ -160,6 +161,10 @@ class SearchAgent:
             ``"closed"`` (default, the rules: the opponent's hidden cards are drawn from
             the cards their leader may use), ``"open"`` (open deck lists: their list is
             known) or a list of decks (``Deck`` objects or names) they may be playing.
+        belief: weight the worlds by how likely the opponent's moves were in them
+            (``agents.belief``): ``"on"``/True (defaults), a ``Belief``, or ``"off"``
+            (default: the worlds as drawn).  On, the agent has ``inform_action``, which
+            the drivers call with every move (``nivel_env.players.inform``).
     """
 
     needs_observation = False
@@ -168,7 +173,8 @@ class SearchAgent:
     def __init__(self, policy, simulations: int = 128, worlds: int = 4,
                  max_ms: float | None = None, c_puct: float = 2.5, temperature: float = 0.0,
                  batch: int = 16, value=None, policy_path=None, prior_temperature: float = 8.0,
-                 seed: int | None = None, deck_lists="closed", threads: int | None = None):
+                 seed: int | None = None, deck_lists="closed", threads: int | None = None,
+                 belief="off"):
         if not prior_temperature > 0:
             raise ValueError(f"SearchAgent: prior_temperature must be positive, got "
                              f"{prior_temperature!r}")
@@ -194,6 +200,12 @@ class SearchAgent:
             self.deck_lists = check_deck_lists(deck_lists)     # an unknown deck: refused now
         except ValueError as e:
             raise ValueError(f"SearchAgent: {e}") from None
+        try:
+            self.belief = make_belief(belief)               # refused now, by name
+        except ValueError as e:
+            raise ValueError(f"SearchAgent: {e}") from None
+        if self.belief is not None:                         # told every move (players.py)
+            self.inform_action = self.belief.record
         self._prior: tuple | None = None          # (card pool, prior) built on first use
         self.rng = np.random.default_rng(seed)
         self._encoders: list = []                 # one per world
@@ -207,7 +219,8 @@ class SearchAgent:
         self.last_stats: dict = {}
 
     def reset(self) -> None:
-        pass
+        if self.belief is not None:
+            self.belief.reset()
 
     def __getstate__(self) -> dict:
         """Pickled without what a move rebuilds: the leaves' buffer and the forward (a pool
@@ -246,8 +259,11 @@ class SearchAgent:
         me = game.current_player
         draw = self.rng.integers(1 << 62, size=self.worlds)   # all drawn: the rng moves on
         prior = self.prior(game.db)                            # alike whatever the clock
-        roots = []
-        for s in draw:
+        weighed = None if self.belief is None else self.belief.worlds(
+            game, me, self.worlds, lambda s: determinize(game, me, s, opponent=prior),
+            self.rng, PolicyLogits(lambda obs: self._evaluate(obs)[0], self.n_obs))
+        roots = [] if weighed is None else [_Node(w) for w in weighed]
+        for s in draw if weighed is None else ():
             roots.append(_Node(determinize(game, me, int(s), opponent=prior)))
             if self._late():
                 break                                          # at least one world
