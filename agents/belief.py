@@ -4,9 +4,10 @@ were likelier.
 A determinized search (``agents.search``) draws the opponent's hidden cards from a prior
 that sees only public cards (``agents.worlds``), so a world in which the opponent held a
 card they would surely have played, and did not, counts as much as any other.  A
-``Belief`` remembers the opponent's recent decisions -- the game before the move and the
+``Belief`` remembers the opponent's recent moves -- the game before the move and the
 move, told by the drivers through the player protocol's ``inform_action``
-(``nivel_env.players``) -- and at the search's own move:
+(``nivel_env.players``), forced moves included (whether a move was forced can turn on
+the opponent's hidden cards) -- and at the search's own move:
 
 1. draws ``candidates`` times as many worlds as the search uses (``determinize``, as the
    plain search does);
@@ -16,7 +17,8 @@ move, told by the drivers through the player protocol's ``inform_action``
    game, so a world's card for an instance hidden now is its card then too, and a card
    public now is its true card in every world anyway;
 3. scores the opponent's move there with the policy, from the opponent's observation of
-   that position: one batched forward for every candidate and decision.  The policy is
+   that position: one batched forward for every candidate and decision (a move forced in
+   the candidate's position weighs nothing and needs no row).  The policy is
    softened -- its probabilities at ``temperature``, mixed with the uniform choice over
    the legal moves by ``epsilon`` -- because the opponent is not the policy: a person, the
    heuristic, another network.  With ``epsilon`` one decision can move a world's weight
@@ -62,14 +64,14 @@ class Belief:
     (see the module docstring).
 
     Args:
-        memory: opponent decisions remembered per game (the latest; only decisions with
-            more than one legal move count).
+        memory: opponent moves remembered per game (the latest, forced ones included:
+            ``record``).
         candidates: candidate worlds drawn per searched world.
         epsilon: the share of the uniform choice in the opponent model, in (0, 1].
         temperature: the policy's probabilities at this temperature (above 1 flatter).
     """
 
-    def __init__(self, memory: int = 24, candidates: int = 4, epsilon: float = 0.25,
+    def __init__(self, memory: int = 48, candidates: int = 4, epsilon: float = 0.25,
                  temperature: float = 1.0):
         if not (isinstance(memory, int) and memory >= 1):
             raise ValueError(f"Belief: memory must be an int of at least 1, got {memory!r}")
@@ -84,8 +86,9 @@ class Belief:
         self.memory, self.candidates = memory, candidates
         self.epsilon, self.temperature = float(epsilon), float(temperature)
         self._games: dict = {}          # id(game) -> (game, [seat 0's, seat 1's decisions])
-        #: the last weighting: candidates, decisions, impossible candidates, the
-        #: effective sample size, distinct worlds picked, ms, and the log-weights
+        #: the last weighting: candidates, opponent moves remembered, impossible
+        #: candidates, the effective sample size, distinct worlds picked, ms, and the
+        #: log-weights
         self.last: dict = {}
 
     def reset(self) -> None:
@@ -99,11 +102,14 @@ class Belief:
 
     # ------------------------------------------------------------ remembering
     def record(self, game, player: int, action: int) -> None:
-        """``inform_action``: ``player`` is about to play ``action`` in ``game``.  Kept
-        (a clone of the game) when it was a choice -- more than one legal move -- and a
-        legal one (a driver may tell a move the game then refuses)."""
-        legal = game.legal_actions()
-        if len(legal) < 2 or action not in legal:
+        """``inform_action``: ``player`` is about to play ``action`` in ``game``.  Kept (a
+        clone of the game) when it is legal -- a driver may tell a move the game then
+        refuses, and that move never happens.  Forced moves are kept too: whether a move
+        was the only legal one can turn on the mover's hidden cards (no card in hand they
+        could play), so leaving them out would let the hidden cards choose what is
+        remembered; in a world where the move was forced it weighs nothing
+        (``log_weights``)."""
+        if action not in game.legal_actions():
             return
         games = self._games
         entry = games.get(id(game))
@@ -138,6 +144,8 @@ class Belief:
                 if action not in legal:
                     impossible[k] = True
                     break
+                if len(legal) == 1:
+                    continue                              # forced here: probability 1
                 rows.append((h, player, legal))
                 owner.append(k)
                 moves.append(action)
@@ -183,7 +191,7 @@ class Belief:
             w = np.ones(len(worlds))                          # none fits: all alike
         w /= w.sum()
         picks = systematic(w, n, rng.random())
-        self.last = {"candidates": len(worlds), "decisions": len(history),
+        self.last = {"candidates": len(worlds), "moves": len(history),
                      "impossible": int((~possible).sum()),
                      "ess": float(1.0 / (w * w).sum()), "distinct": len(set(picks)),
                      "ms": (time.perf_counter() - t0) * 1000, "log_weights": logw}
