@@ -56,6 +56,9 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--candidates", type=int, default=16)
     ap.add_argument("--no-timing", action="store_true", help="ranks only")
+    ap.add_argument("--epsilons", default="",
+                    help="also rank the true world under these epsilons (comma-separated; "
+                         "the agent plays with its own)")
     args = ap.parse_args(argv)
 
     import torch
@@ -71,6 +74,9 @@ def main(argv=None) -> int:
     agent = load_opponent(spec, seed=0)
     belief = agent.belief
     ranks, ranks_list, firsts, sizes = [], [], [], []
+    from agents.belief import Belief, PolicyLogits
+    other = [float(x) for x in args.epsilons.split(",") if x]
+    ranks_eps: dict = {e: [] for e in other}
     times_on, times_off, belief_ms = [], [], []
     decision = [0]
     act = agent.act_state
@@ -86,12 +92,15 @@ def main(argv=None) -> int:
             worlds = [game] + [determinize(game, me, int(s), opponent=prior)
                                for s in rng.integers(1 << 62, size=args.candidates - 1)]
             listed = determinize(game, me, int(rng.integers(1 << 62)))
-            from agents.belief import PolicyLogits
             logits_of = PolicyLogits(lambda obs: agent._evaluate(obs)[0], agent.n_obs)
             logw = belief.log_weights(worlds + [listed], history, 1 - me, logits_of)
             ranks.append(rank_of_first(logw[:-1]))
             firsts.append(ranks[-1] == 1)
             ranks_list.append(rank_of_first(np.concatenate([logw[-1:], logw[1:-1]])))
+            for e in other:
+                eps_belief = Belief(epsilon=e)
+                lw = eps_belief.log_weights(worlds, history, 1 - me, logits_of)
+                ranks_eps[e].append(rank_of_first(lw))
             sizes.append(len(history))
             if not args.no_timing:
                 plain = load_opponent(plain_spec, seed=k)
@@ -120,11 +129,15 @@ def main(argv=None) -> int:
     r, rl = np.array(ranks), np.array(ranks_list)
     se = r.std(ddof=1) / np.sqrt(n)
     print(f"\n{spec} vs {args.opponent}: {n} decisions, {np.mean(sizes):.1f} opponent "
-          f"decisions remembered on average")
+          f"moves remembered on average (forced ones included)")
     print(f"true world's rank among {c}: mean {r.mean():.2f} +- {1.96 * se:.2f} (95%; "
           f"chance {(c + 1) / 2:.1f}), likeliest {np.mean(firsts):.1%} (chance {1 / c:.1%})")
     print(f"true list, hand/deck split shuffled: mean rank {rl.mean():.2f} +- "
           f"{1.96 * rl.std(ddof=1) / np.sqrt(n):.2f}")
+    for e, x in ranks_eps.items():
+        x = np.array(x)
+        print(f"epsilon {e}: true world's mean rank {x.mean():.2f} +- "
+              f"{1.96 * x.std(ddof=1) / np.sqrt(n):.2f}, likeliest {np.mean(x == 1):.1%}")
     if times_on:
         on, off = np.array(times_on) * 1000, np.array(times_off) * 1000
         q = lambda x: f"{np.median(x):.0f} ms (quartiles {np.percentile(x, 25):.0f}-" \
