@@ -17,6 +17,9 @@ in what the acting player cannot see give the same move: the opponent's hidden c
 from a public prior given only the cards in view and the counts
 (``engine.hidden.opponent_view``), its own deck's from its cards sorted, never from
 where they really lie (``python -m nivel_env check``'s ``agents`` check holds it to that).
+With ``belief`` on, the worlds are picked from more candidates by how likely the
+opponent's remembered moves were in each (``agents.belief``), which reads the past
+positions only through each candidate's cards (``tests/players/test_belief.py``).
 The budget is simulations per move (``simulations``) and/or wall time (``max_ms``); the
 worlds and every choice come from ``seed``, so with ``simulations`` alone a move is
 reproducible.
