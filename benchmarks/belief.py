@@ -25,6 +25,23 @@ remembered opponent decision:
 
     python benchmarks/belief.py                              # 6 games vs nv2-ppo
     python benchmarks/belief.py --opponent heuristic --games 4
+
+Measured (2 shared cores under a load of 6-9, torch at one thread; defaults: 4 candidates a
+world, 48 moves remembered, epsilon 0.25; 95% intervals):
+
+* against nv2-ppo (2-3 games, 138-164 decisions): the true world's mean rank among 16 is
+  1.09-1.43 (chance 8.5), the likeliest in 89-94% (chance 6.2%); the true list with the
+  hand/deck split shuffled ranks 7.1-8.7: what the moves tell is which cards were in hand.
+  Epsilon 0.05 and 0.5 rank alike (1.43); 1.0 (legality and the number of legal moves
+  only) 2.97 +- 0.42.
+* against the heuristic (6 games, 189 decisions): mean rank 5.97 +- 0.64, likeliest 18%;
+  epsilon 0.05: 6.31, 0.5: 5.75, 1.0: 5.30 +- 0.57 -- the policy adds nothing
+  measurable over legality against a player that is not the policy.
+* cost, CPU time a move, median (quartiles): nv2-search (128 simulations) 61 (42-82) ms
+  with the belief, 33 (28-42) ms without; nv2-search-deep (512) 94 (73-112) against 60
+  (53-72) ms.  So a plain search makes about 236 and 795 simulations in those times.
+  Where the belief's time goes (18 positions, CPU time): the forward about 64%, encoding
+  15%, building the past positions 12%, drawing the 16 candidates 8%.
 """
 from __future__ import annotations
 
