@@ -17,7 +17,9 @@ Names:
 Settings follow a colon as ``key=value`` pairs separated by commas:
 ``heuristic:random_share=0.5``, ``nv2-ppo:temperature=0.5``,
 ``nv2-search:simulations=64,worlds=4``, ``nv2-search:deck_lists=open`` (a search that knows
-the opponent's deck list, for tournaments with open lists; closed by default).  A trained
+the opponent's deck list, for tournaments with open lists; closed by default),
+``nv2-search-deep:belief=on`` (worlds weighted by the opponent's moves, ``agents.belief``;
+off by default).  A trained
 policy given ``simulations`` becomes a search agent over that policy
 (``runs/x/policy.pt:simulations=256``).  ``difficulty``
 applies to trained policies: ``hard`` (greedy), ``normal`` (samples from the policy),
@@ -104,7 +106,8 @@ _SETTINGS = {
                "deck_lists": str,                  # closed | open (docs/rulings.md R24)
                "threads": int, "root": str,            # puct | gumbel
                "considered": int, "c_visit": float, "c_scale": float,
-               "oracle": str},                     # agents.oracle: oracle_file names it
+               "oracle": str,                      # agents.oracle: oracle_file names it
+               "belief": str},                     # on | off (agents.belief)
 }
 _SETTING = re.compile(r"^[a-z_]+=[^,=:]+(,[a-z_]+=[^,=:]+)*$")
 

@@ -19,6 +19,9 @@ in what the acting player cannot see give the same move: the opponent's hidden c
 from a public prior given only the cards in view and the counts
 (``engine.hidden.opponent_view``), its own deck's from its cards sorted, never from
 where they really lie (``python -m nivel_env check``'s ``agents`` check holds it to that).
+With ``belief`` on, the worlds are picked from more candidates by how likely the
+opponent's remembered moves were in each (``agents.belief``), which reads the past
+positions only through each candidate's cards (``tests/players/test_belief.py``).
 The budget is simulations per move (``simulations``) and/or wall time (``max_ms``); the
 worlds and every choice come from ``seed``, so with ``simulations`` alone a move is
 reproducible.
@@ -67,6 +70,7 @@ import numpy as np
 from nivel_env.engine.hidden import determinize
 from nivel_env.env.encoder import Encoder
 
+from .belief import PolicyLogits, make_belief
 from .worlds import check_deck_lists, deck_prior
 
 #: how the root's move is chosen: PUCT's most visited, or the Gumbel root's survivor
@@ -170,6 +174,10 @@ class SearchAgent:
         considered: the Gumbel root's candidates, at most (``m``).
         c_visit, c_scale: the Gumbel root's monotone transform of the values,
             sigma(q) = (c_visit + the most visits of a move) * c_scale * q.
+        belief: weight the worlds by how likely the opponent's moves were in them
+            (``agents.belief``): ``"on"``/True (defaults), a ``Belief``, or ``"off"``
+            (default: the worlds as drawn).  On, the agent has ``inform_action``, which
+            the drivers call with every move (``nivel_env.players.inform``).
 
     The Gumbel root (Danihelka et al. 2022, "Policy improvement by planning with
     Gumbel"): draw Gumbel noise g(a) for the legal moves (from the agent's rng), take the
@@ -211,7 +219,7 @@ class SearchAgent:
                  batch: int = 16, value=None, policy_path=None, prior_temperature: float = 8.0,
                  seed: int | None = None, deck_lists="closed", threads: int | None = None,
                  root: str = "puct", considered: int = 16, c_visit: float = 50.0,
-                 c_scale: float = 0.1, oracle=None):
+                 c_scale: float = 0.1, oracle=None, belief="off"):
         if root not in ROOTS:
             raise ValueError(f"SearchAgent: root must be one of {', '.join(ROOTS)}, got "
                              f"{root!r}")
@@ -257,6 +265,12 @@ class SearchAgent:
             self.deck_lists = check_deck_lists(deck_lists)     # an unknown deck: refused now
         except ValueError as e:
             raise ValueError(f"SearchAgent: {e}") from None
+        try:
+            self.belief = make_belief(belief)               # refused now, by name
+        except ValueError as e:
+            raise ValueError(f"SearchAgent: {e}") from None
+        if self.belief is not None:                         # told every move (players.py)
+            self.inform_action = self.belief.record
         self._prior: tuple | None = None          # (card pool, prior) built on first use
         self.rng = np.random.default_rng(seed)
         self._encoders: list = []                 # one per world
@@ -270,7 +284,8 @@ class SearchAgent:
         self.last_stats: dict = {}
 
     def reset(self) -> None:
-        pass
+        if self.belief is not None:
+            self.belief.reset()
 
     def __getstate__(self) -> dict:
         """Pickled without what a move rebuilds: the leaves' buffer and the forward (a pool
@@ -309,8 +324,11 @@ class SearchAgent:
         me = game.current_player
         draw = self.rng.integers(1 << 62, size=self.worlds)   # all drawn: the rng moves on
         prior = self.prior(game.db)                            # alike whatever the clock
-        roots = []
-        for s in draw:
+        weighed = None if self.belief is None else self.belief.worlds(
+            game, me, self.worlds, lambda s: determinize(game, me, s, opponent=prior),
+            self.rng, PolicyLogits(lambda obs: self._evaluate(obs)[0], self.n_obs))
+        roots = [] if weighed is None else [_Node(w) for w in weighed]
+        for s in draw if weighed is None else ():
             roots.append(_Node(determinize(game, me, int(s), opponent=prior)))
             if self._late():
                 break                                          # at least one world

@@ -45,7 +45,7 @@ def self_play(agent, games: int, seed: int, batch: int = 64, progress: bool = Fa
     ``record``, if given, is called once a step with that step's samples as a list of
     (game, player to act) before their moves are played (the games are live: copy what
     is kept), and returns one item per sample; the list of all items, in sample order,
-    is returned as a sixth element (``agents.oracle`` records the full state this way)."""
+    is returned as a sixth element (``agents.oracle_fit`` records the full state this way)."""
     from tqdm import tqdm
 
     from nivel_env.cards import list_decks, load_deck

@@ -6,7 +6,7 @@ as a gauge of how far any value of a position can follow these outcomes, the mea
 outcome of ``nv2-ppo`` playing on against itself from the true state (greedy once, and
 ``m`` times at temperature 0.5 and 1: the self-play games' own seats play at 0, 0.5 or 1).
 
-Positions: real decisions of fresh ``nv2-ppo`` self-play games (``agents.oracle.dataset``,
+Positions: real decisions of fresh ``nv2-ppo`` self-play games (``agents.oracle_fit.dataset``,
 the fit's own game mix, another seed), about ``--states`` of them from the games a fit
 would hold out.  Printed per value: correlation and mean squared error with the outcome
 for the player to act, and CPU ms a leaf (``process_time``; the nets in batches of 64,
@@ -67,7 +67,8 @@ def main(argv=None) -> int:
     import torch as th
     th.set_num_threads(1)
     from agents.opponents import VALUE_DIR, policy_file
-    from agents.oracle import dataset, load_oracle, playout_value, scores
+    from agents.oracle import load_oracle, playout_value
+    from agents.oracle_fit import dataset, scores
     from agents.policy import PolicyAgent
     from agents.value import load_value_head
     path = policy_file("nv2-ppo")

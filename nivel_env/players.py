@@ -29,6 +29,15 @@ a spec string through ``load``.  So what a player may declare is read in one pla
     (used as it is, so that several positions can share one stream).
 ``label`` (optional)
     A short name for logs and infos (else the class name).
+``inform_action(game, player, action)`` (optional)
+    Told every move of the game it sits in, by either player, before it is played:
+    ``game`` as it stands, ``player`` about to play ``action`` (OpenSpiel's
+    ``Bot.inform_action``).  A player is otherwise asked only at its own decisions and
+    never learns the opponent's moves; a search that weighs its worlds by how likely
+    the opponent's moves were (``agents.belief``) needs them.  The drivers that seat a
+    search (the arena, lockstep games, the terminal and browser games, the Gym env's
+    opponent) call ``inform`` before each ``apply_action``; ``game`` is theirs to go on
+    with: a player that keeps it keeps a clone.
 
 ``Player`` below spells the protocol as a ``typing.Protocol``; ``RandomAgent`` is the one
 player this package ships (the environments' default opponent).  The other players live
@@ -68,7 +77,7 @@ DEFAULT_LOADER = "agents.opponents:PLAYERS"
 class Player(Protocol):
     """What ``ask`` needs of a player (the optional attributes are in the module
     docstring: ``needs_observation``, ``needs_state`` with ``act_state``, ``act_batch``,
-    ``reset``, ``rng``/``reseed``, ``label``)."""
+    ``reset``, ``rng``/``reseed``, ``label``, ``inform_action``)."""
 
     def act(self, observation, action_mask) -> int: ...
 
@@ -167,6 +176,26 @@ def ask(agent, game, seat: int | None = None, *, legal=None, observation=None,
                 encoder = _encoder_for(game, observation_layout(agent))
             obs = encoder.encode(game, seat, legal)
     return _id(agent.act(obs, mask), agent)
+
+
+def informed(agents) -> tuple:
+    """The ``inform_action`` methods of ``agents`` that define one, each agent once (one
+    object seated twice is told once): a driver computes it once a game and skips
+    ``inform`` when it is empty, so games without such a player pay nothing a move."""
+    out, seen = [], set()
+    for agent in agents:
+        tell = getattr(agent, "inform_action", None)
+        if callable(tell) and id(agent) not in seen:
+            seen.add(id(agent))
+            out.append(tell)
+    return tuple(out)
+
+
+def inform(told, game, player: int, action: int) -> None:
+    """Tell the players ``told`` (``informed(agents)``) that ``player`` is about to play
+    ``action`` in ``game`` (called before ``game.apply_action(action)``)."""
+    for tell in told:
+        tell(game, player, action)
 
 
 def _id(answer, agent) -> int:
@@ -327,6 +356,6 @@ def torch_free() -> set:
 
 
 __all__ = ["DEFAULT_LOADER", "ENTRY_POINT_GROUP", "MAX_FILE_BYTES", "PLAY_THINK_SECONDS",
-           "Player", "RandomAgent", "UnknownPlayer", "ask", "ask_batch", "label_of",
-           "levels", "load", "loaders", "names", "reads_game", "reads_observation",
-           "register", "reseed", "torch_free", "unregister"]
+           "Player", "RandomAgent", "UnknownPlayer", "ask", "ask_batch", "inform",
+           "informed", "label_of", "levels", "load", "loaders", "names", "reads_game",
+           "reads_observation", "register", "reseed", "torch_free", "unregister"]

@@ -111,6 +111,7 @@ class PlaySession:
         self.agent = load_opponent_named(opponent, difficulty, self.seed, think_seconds)
         if hasattr(self.agent, "reset"):
             self.agent.reset()
+        self._told = players.informed([self.agent])      # told both seats' moves
         self.opponent = label or opponent
         self.difficulty, self.auto = difficulty, auto
         self.human = seat if seat in (0, 1) else self.seed & 1      # None, "random"
@@ -177,6 +178,8 @@ class PlaySession:
     # ------------------------------------------------------------------ moving
     def _apply(self, p: int, a: int) -> None:
         name, turn = self.g.action_name(a), self.g.turn
+        if self._told:
+            players.inform(self._told, self.g, p, a)
         self.g.apply_action(a)
         self.recorder.step(p, a, name, turn)
         self.log.extend(self.story.new_lines())

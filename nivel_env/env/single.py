@@ -113,6 +113,7 @@ class NivelArenaGymEnv(gymnasium.Env):
         self.game = None
         self._failed = None              # why the episode ended early (an opponent's error)
         self._illegal = None             # why the learner lost by an illegal action ("lose")
+        self._told = ()                  # the opponent's inform_action (players.informed)
         self.seat = 0
         self._mask = np.zeros(N_ACTIONS, dtype=bool)
 
@@ -152,6 +153,7 @@ class NivelArenaGymEnv(gymnasium.Env):
         opp = self.opponent
         if opp is not None and hasattr(opp, "reset") and callable(opp.reset):
             opp.reset()
+        self._told = players.informed([opp]) if opp is not None else ()
         self._advance()
         if self.render_mode == "human":
             self.render()
@@ -167,6 +169,8 @@ class NivelArenaGymEnv(gymnasium.Env):
         if g.result is not None or self._illegal is not None:
             raise RuntimeError("NivelArenaGymEnv.step: the episode is over; call reset()")
         a = action_id(action, "NivelArenaGymEnv.step")
+        if self._told:                     # the opponent hears the learner's move too
+            players.inform(self._told, g, self.seat, a)
         try:
             g.apply_action(a)              # raises IllegalActionError, state unchanged
         except IllegalActionError as e:
@@ -210,7 +214,10 @@ class NivelArenaGymEnv(gymnasium.Env):
                                     f"{type(e).__name__}: {e}; the episode is over, call "
                                     f"reset()") from e
             try:
-                g.apply_action(action_id(a, "opponent"))
+                a = action_id(a, "opponent")
+                if self._told:
+                    players.inform(self._told, g, opp, a)
+                g.apply_action(a)
             except IllegalActionError as e:
                 self._fail(f"{name} chose {a!r}")
                 raise OpponentError(f"NivelArenaGymEnv: the opponent ({name}) chose {a!r}: "

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from nivel_env.engine import RuleConfig, new_game
 from nivel_env.env.encoder import Encoder
-from nivel_env.players import ask
+from nivel_env.players import ask, inform, informed
 
 
 @dataclass(frozen=True)
@@ -82,6 +82,7 @@ def play_game(deck_0, deck_1, seed: int, agents, config: RuleConfig | None = Non
     for a in agents:
         if hasattr(a, "reset"):
             a.reset()
+    told = informed(agents)           # players told every move (a belief search)
     n = 0
     while g.result is None:
         p = g.current_player
@@ -90,6 +91,8 @@ def play_game(deck_0, deck_1, seed: int, agents, config: RuleConfig | None = Non
         a = ask(agents[p], g, p, legal=legal, encoder=enc)
         if think_times is not None and len(legal) > 1:
             think_times[p].append(time.perf_counter() - t0)
+        if told:
+            inform(told, g, p, a)
         g.apply_action(a)
         if record is not None:
             record.append(a)

@@ -19,7 +19,8 @@ import numpy as np
 
 from nivel_env.engine import N_ACTIONS, new_game
 from nivel_env.env.encoder import make_encoder
-from nivel_env.players import ask, observation_layout, reads_game, reseed, use_card_pool
+from nivel_env.players import (ask, inform, informed, observation_layout, reads_game, reseed,
+                               use_card_pool)
 
 from .arena import CardLog, GameResult
 
@@ -45,9 +46,12 @@ def play_lockstep(agent, games, rngs, record: bool = False, cards: bool = False,
     forced_free = not agent.temperature and not agent.random_share
     obs = np.zeros((len(state), agent.n_obs), dtype=np.float32)
     masks = np.zeros((len(state), N_ACTIONS), dtype=bool)
+    told = informed([agent] if opponent is None else [agent, opponent])
 
     def apply(i, a):
         g = state[i]
+        if told:
+            inform(told, g, g.current_player, a)
         g.apply_action(a)
         steps[i] += 1
         if record:

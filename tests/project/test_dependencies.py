@@ -56,6 +56,9 @@ INSTALLS = {
     "agents/precision.py": ("train",),              # train.py --precision
     "agents/search.py": PLAYS_POLICIES,
     "agents/leaf_forward.py": PLAYS_POLICIES,       # the search's forward
+    "agents/oracle.py": PLAYS_POLICIES,             # the search's full-state value
+    "agents/oracle_fit.py": PLAYS_POLICIES,         # the command that fits it
+    "agents/distill.py": PLAYS_POLICIES,            # expert iteration: search, fit, evaluation
     "examples/rllib_selfplay.py": ("rllib",),
     "examples/tianshou_selfplay.py": ("tianshou",),
     "examples/common.py": ("rllib", "tianshou"),
