@@ -573,6 +573,11 @@ def test_the_thinking_badge_shows_while_the_answer_takes_a_while(server, pages):
     page.clock.run_for(100)
     page.wait_for_selector("#thinking:visible")
     assert "The opponent is thinking" in page.inner_text("#thinking")
+    for _ in range(200):                 # the page sent it; under load Playwright may not yet
+        if held:                         # have handed the request to the route: its handler
+            break                        # runs while the test waits on Playwright
+        page.wait_for_timeout(25)
+    assert held, "the held move never reached the route"
     held[0].continue_()
     page.wait_for_selector("#thinking", state="hidden")
     _until(page, "game.moves > 1 && !busy")
