@@ -77,7 +77,7 @@ def play_search_game(agent, deck_0, deck_1, seed: int, explore: int = EXPLORE) -
     g = new_game(deck_0, deck_1, seed=seed)
     enc = Encoder(g.db)
     n_obs = agent.n_obs
-    obs, masks, targets, who, turns = [], [], [], [], []
+    obs, masks, targets, improved, who, turns = [], [], [], [], [], []
     real = 0
     while g.result is None:
         legal = g.legal_actions()
@@ -87,16 +87,21 @@ def play_search_game(agent, deck_0, deck_1, seed: int, explore: int = EXPLORE) -
             continue
         agent.temperature = 1.0 if real < explore else 0.0
         move = agent.act_state(g)
-        visits = agent.last_stats["visits"]
+        stats = agent.last_stats
+        visits = stats["visits"]
         total = sum(visits.values())
         target = np.zeros(N_ACTIONS, dtype=np.float32)
         for a, v in visits.items():
             target[a] = v / total
+        better = np.zeros(N_ACTIONS, dtype=np.float32)  # the Gumbel root's improved policy
+        for a, v in stats.get("improved", {}).items():
+            better[a] = v
         mask = np.zeros(N_ACTIONS, dtype=bool)
         mask[legal] = True
         obs.append(enc.encode(g, p, legal)[:n_obs].astype(np.float16))
         masks.append(mask)
         targets.append(target)
+        improved.append(better)
         who.append(p)
         turns.append(g.turn)
         real += 1
@@ -107,6 +112,7 @@ def play_search_game(agent, deck_0, deck_1, seed: int, explore: int = EXPLORE) -
     return {"obs": np.stack(obs) if n else np.zeros((0, n_obs), np.float16),
             "legal": np.stack(masks) if n else np.zeros((0, N_ACTIONS), bool),
             "target": np.stack(targets) if n else np.zeros((0, N_ACTIONS), np.float32),
+            "improved": np.stack(improved) if n else np.zeros((0, N_ACTIONS), np.float32),
             "player": np.array(who, dtype=np.int8), "turn": np.array(turns, dtype=np.int16),
             "outcome": np.array([result[p] for p in who], dtype=np.float32)}
 
@@ -133,7 +139,8 @@ def play_search_block(task) -> dict:
 def load_samples(paths) -> dict:
     """The samples of several .npz files, concatenated."""
     parts = [dict(np.load(p)) for p in paths]
-    return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+    keys = [k for k in parts[0] if all(k in p for p in parts)]   # older files: fewer arrays
+    return {k: np.concatenate([p[k] for p in parts]) for k in keys}
 
 
 # ------------------------------------------------------------------ the fit
@@ -188,15 +195,24 @@ def _tensors(data: dict, rows: np.ndarray):
 
 
 def search_targets(data: dict, kind: str) -> np.ndarray:
-    """What the policy is fit to: ``"best"``, the search's most visited move (one-hot), or
-    ``"visits"``, its visit shares.  A small budget over flattened priors spreads the visits
+    """What the policy is fit to: ``"best"``, the search's most visited move (one-hot),
+    ``"visits"``, its visit shares, or ``"improved"``, the Gumbel root's improved policy
+    (softmax of the logits plus sigma of the completed values, Danihelka et al. 2022: a
+    target that improves on the policy at every budget, visited moves or not).  A small budget over flattened priors spreads the visits
     widely: fit to the shares, the policy grew as flat and its own first choice agreed with
     the search's less often than before the fit (0.875 -> 0.76, 600 games at 64
     simulations); the most visited move is what the search would play."""
     if kind == "visits":
         return data["target"]
+    if kind == "improved":
+        better = data.get("improved")
+        if better is None or not (better.sum(1) > 0).all():
+            raise ValueError("search_targets: 'improved' needs the Gumbel root's improved "
+                             "policy at every sample (search with --root gumbel)")
+        return better
     if kind != "best":
-        raise ValueError(f"search_targets: kind must be 'best' or 'visits', got {kind!r}")
+        raise ValueError(f"search_targets: kind must be 'best', 'visits' or 'improved', "
+                         f"got {kind!r}")
     out = np.zeros_like(data["target"])
     out[np.arange(len(out)), data["target"].argmax(1)] = 1.0
     return out
@@ -307,7 +323,8 @@ def run_round(r: int, args, policy_file: str, value_file: str | None, out: Path)
     here = out / f"round-{r}"
     (here / "data").mkdir(parents=True, exist_ok=True)
     specs = _deck_specs(args.decks)
-    settings = {"simulations": args.simulations, "worlds": args.worlds, "batch": args.batch}
+    settings = {"simulations": args.simulations, "worlds": args.worlds, "batch": args.batch,
+                "root": args.root}
     plan = deals(specs, args.games, args.seed * 1000 + r)
     size = max(1, args.block)
     tasks = [(policy_file, value_file, settings, plan[k:k + size], args.explore,
@@ -328,7 +345,7 @@ def run_round(r: int, args, policy_file: str, value_file: str | None, out: Path)
             else []
         if old:
             prev = load_samples(old)
-            data = {k: np.concatenate([data[k], prev[k]]) for k in data}
+            data = {k: np.concatenate([data[k], prev[k]]) for k in data if k in prev}
     print(f"round {r}: {args.games} games, {len(data['game'])} samples in {data_s:.0f} s "
           f"({sum(d['cpu_s'] for d in done):.0f} s CPU)", flush=True)
     data["target"] = search_targets(data, args.target)
@@ -379,9 +396,12 @@ def parse_args(argv=None):
     p.add_argument("--batch", type=int, default=16, help="leaves a forward")
     p.add_argument("--explore", type=int, default=EXPLORE, help="a game's first real "
                    "decisions sampled from the visits")
-    p.add_argument("--target", choices=("best", "visits"), default="best",
+    p.add_argument("--root", choices=("puct", "gumbel"), default="puct",
+                   help="the search's root (agents.search)")
+    p.add_argument("--target", choices=("best", "visits", "improved"), default=None,
                    help="what the policy is fit to: the search's most visited move "
-                   "(default) or its visit shares")
+                   "(default with --root puct), its visit shares, or the Gumbel root's "
+                   "improved policy (default with --root gumbel)")
     p.add_argument("--reuse-data", action="store_true", help="keep a block's samples "
                    "already in OUT (a run resumed with the same settings)")
     p.add_argument("--window", type=int, default=2, help="rounds of data a fit reads")
@@ -396,6 +416,10 @@ def parse_args(argv=None):
     p.add_argument("--out", default="runs/distill")
     p.add_argument("--no-progress", action="store_true")
     args = p.parse_args(argv)
+    if args.target is None:
+        args.target = "improved" if args.root == "gumbel" else "best"
+    if args.target == "improved" and args.root != "gumbel":
+        p.error("--target improved: only the Gumbel root gives it (add --root gumbel)")
     for name in ("rounds", "games", "simulations", "worlds", "batch", "epochs", "workers",
                  "window"):
         if getattr(args, name) < 1:

@@ -408,6 +408,9 @@ class SearchAgent:
             score, _ = self._gumbel_scores(roots, legal, slot, z, base)
             survivors = sorted(survivors, key=lambda c: -score[c])[:(len(survivors) + 1) // 2]
         score, visits = self._gumbel_scores(roots, legal, slot, z, base)
+        improved = score - base + z                  # logits + sigma(completed q): the
+        improved = np.exp(improved - improved.max())  # paper's improved policy, what a
+        improved /= improved.sum()                   # policy is distilled to (agents.distill)
         most = max(visits[c] for c in survivors)     # a cut phase: its best-visited
         choice = max((c for c in survivors if visits[c] == most), key=lambda c: score[c])
         self._deadline = None
@@ -416,7 +419,8 @@ class SearchAgent:
                            "visits": dict(zip(map(int, legal), visits.tolist())),
                            "gumbel": {int(legal[c]): float(base[c])
                                       for c in np.argsort(-base, kind="stable")[:m]},
-                           "score": dict(zip(map(int, legal), score.tolist()))}
+                           "score": dict(zip(map(int, legal), score.tolist())),
+                           "improved": dict(zip(map(int, legal), improved.tolist()))}
         return int(legal[choice])
 
     def _gumbel_scores(self, roots, legal, slot, z, base) -> tuple:

@@ -93,3 +93,25 @@ def test_bad_settings_are_refused_by_name(capsys):
     assert "--games" in capsys.readouterr().err
     with pytest.raises(SystemExit, match="--policy"):
         distill.main(["--policy", "no-such-policy", "--games", "1"])
+
+
+def test_the_gumbel_root_gives_its_improved_policy_as_a_target():
+    from nivel_env.cards import load_deck
+    agent = distill._search_agent(str(policy_file("nv2-ppo")), None,
+                                  {"simulations": 16, "worlds": 2, "batch": 8,
+                                   "root": "gumbel"}, seed=2)
+    part = distill.play_search_game(agent, load_deck("gale-runners"), load_deck("anvil-guild"),
+                                    21, explore=4)
+    better = distill.search_targets(part, "improved")
+    assert np.allclose(better.sum(1), 1.0, atol=1e-5)
+    assert not (better > 0)[~part["legal"]].any() and (better > 0)[part["legal"]].all()
+
+
+def test_the_improved_target_needs_the_gumbel_root(samples, capsys):
+    with pytest.raises(ValueError, match="Gumbel root"):
+        distill.search_targets(samples[0], "improved")
+    with pytest.raises(SystemExit):
+        distill.parse_args(["--target", "improved"])
+    assert "--root gumbel" in capsys.readouterr().err
+    assert distill.parse_args(["--root", "gumbel"]).target == "improved"
+    assert distill.parse_args([]).target == "best"
