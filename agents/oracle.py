@@ -66,7 +66,7 @@ import numpy as np
 import torch as th
 from torch import nn
 
-from .value import ValueHead, critic_width, sha256
+from .value import ValueHead, critic_width, read_saved, sha256
 
 ORACLE_FORMAT = "nivel_env.oracle_value"
 ORACLE_VERSION = 1
@@ -262,20 +262,10 @@ def load_oracle(path, policy, policy_path=None) -> OracleValue:
     search's own).  With ``policy_path`` the file must have been fit to that policy.  A bad
     file: an ``OracleFileError`` naming it and the field.  (The policy is given, not looked
     up by the name the file records: a search must not import the players' table.)"""
-    from .policy import PolicyFileError, open_policy_file
+    from .policy import PolicyFileError
     path = Path(path)
-    f = open_policy_file(path, "oracle file", OracleFileError, _MAX_BYTES)
-    try:
-        with f:
-            saved = th.load(f, map_location="cpu", weights_only=True)
-    except Exception as e:                          # noqa: BLE001 -- any unreadable file
-        raise OracleFileError(f"{path}: not a readable oracle file ({type(e).__name__}: "
-                              f"{str(e)[:200]})") from None
-    if not isinstance(saved, dict) or saved.get("format") != ORACLE_FORMAT:
-        raise OracleFileError(f"{path}: not a nivel_env oracle file")
-    if saved.get("version") != ORACLE_VERSION:
-        raise OracleFileError(f"{path}: oracle file version {saved.get('version')!r}; this "
-                              f"nivel_env reads {ORACLE_VERSION}")
+    saved = read_saved(path, "oracle file", OracleFileError, ORACLE_FORMAT, ORACLE_VERSION,
+                       _MAX_BYTES)
     if saved.get("features") != FEATURES:
         raise OracleFileError(f"{path}: field 'features' is {saved.get('features')!r}; this "
                               f"nivel_env writes {FEATURES!r}")

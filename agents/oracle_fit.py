@@ -20,6 +20,7 @@ import torch as th
 from .oracle import (TURN_BUCKETS, OracleNet, Views, full_state, playout_value,
                      save_oracle)
 from .value import ValueHead, load_value_head
+from .value_fit import scores
 
 
 # ------------------------------------------------------------------ the dataset
@@ -55,14 +56,6 @@ def dataset(agent, games: int, seed: int, keep_states: int = 0, progress: bool =
     kept = [(i, g, p) for i, g, p in states if held[i]][:keep_states]
     return {"mine": mine, "theirs": np.concatenate(theirs), "cards": np.concatenate(cards),
             "outcome": z, "game": gid, "turn": turns, "states": kept}
-
-
-def scores(v: np.ndarray, z: np.ndarray) -> dict:
-    """Correlation and mean squared error of values (clipped to [-1, 1]) with outcomes."""
-    v = np.clip(v, -1.0, 1.0)
-    corr = float(np.corrcoef(v, z)[0, 1]) if len(z) > 1 and v.std() > 0 else float("nan")
-    return {"corr": round(corr, 4), "mse": round(float(np.mean((v - z) ** 2)), 4),
-            "positions": int(len(z))}
 
 
 def by_turn(v: np.ndarray, z: np.ndarray, turns: np.ndarray) -> dict:

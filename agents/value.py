@@ -69,6 +69,26 @@ class ValueHead(nn.Module):
         return self.net(latent_vf[:, :self.width]).squeeze(1)
 
 
+def read_saved(path: Path, what: str, error, fmt: str, version: int,
+               max_bytes: int = _MAX_BYTES) -> dict:
+    """The plain data of a small weights file ``path`` (a value head, an oracle), read with
+    torch's weights-only loader from a regular file of at most ``max_bytes``, with its
+    ``format`` and ``version`` checked: else ``error`` naming the file and the fault."""
+    f = open_policy_file(path, what, error, max_bytes)
+    try:
+        with f:
+            saved = th.load(f, map_location="cpu", weights_only=True)
+    except Exception as e:                          # noqa: BLE001 -- any unreadable file
+        raise error(f"{path}: not a readable {what} ({type(e).__name__}: "
+                    f"{str(e)[:200]})") from None
+    if not isinstance(saved, dict) or saved.get("format") != fmt:
+        raise error(f"{path}: not a nivel_env {what}")
+    if saved.get("version") != version:
+        raise error(f"{path}: {what} version {saved.get('version')!r}; this nivel_env "
+                    f"reads {version}")
+    return saved
+
+
 def load_value_head(path: str | Path, policy_path: str | Path | None = None) -> ValueHead:
     """A value head from ``path``; with ``policy_path``, refuse a head fit to another
     policy (the features would mean something else).
@@ -77,18 +97,7 @@ def load_value_head(path: str | Path, policy_path: str | Path | None = None) -> 
     file declares are checked against bounds and against its own tensors' shapes before
     the head is built: a bad file gets a ``ValueFileError`` naming it and the field."""
     path = Path(path)
-    f = open_policy_file(path, "value-head file", ValueFileError, _MAX_BYTES)
-    try:
-        with f:
-            saved = th.load(f, map_location="cpu", weights_only=True)
-    except Exception as e:                          # noqa: BLE001 -- any unreadable file
-        raise ValueFileError(f"{path}: not a readable value-head file ({type(e).__name__}: "
-                             f"{str(e)[:200]})") from None
-    if not isinstance(saved, dict) or saved.get("format") != VALUE_FORMAT:
-        raise ValueFileError(f"{path}: not a nivel_env value-head file")
-    if saved.get("version") != VALUE_VERSION:
-        raise ValueFileError(f"{path}: value-head version {saved.get('version')!r}; this "
-                             f"nivel_env reads {VALUE_VERSION}")
+    saved = read_saved(path, "value-head file", ValueFileError, VALUE_FORMAT, VALUE_VERSION)
     width, hidden = _declared_shape(path, saved)
     if policy_path is not None:
         try:
@@ -132,5 +141,6 @@ def _declared_shape(path: Path, saved: dict) -> tuple[int, int]:
     return w, h
 
 
-__all__ = ["ValueFileError", "ValueHead", "critic_width", "load_value_head", "sha256",
+__all__ = ["ValueFileError", "ValueHead", "critic_width", "load_value_head", "read_saved",
+           "sha256",
            "value_features"]

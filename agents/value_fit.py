@@ -122,8 +122,9 @@ def self_play(agent, games: int, seed: int, batch: int = 64, progress: bool = Fa
 def scores(v: np.ndarray, z: np.ndarray) -> dict:
     """Correlation and mean squared error of values (clipped to [-1, 1]) with outcomes."""
     v = np.clip(v, -1.0, 1.0)
-    return {"corr": round(float(np.corrcoef(v, z)[0, 1]), 4),
-            "mse": round(float(np.mean((v - z) ** 2)), 4), "positions": int(len(z))}
+    corr = float(np.corrcoef(v, z)[0, 1]) if len(z) > 1 and v.std() > 0 else float("nan")
+    return {"corr": round(corr, 4), "mse": round(float(np.mean((v - z) ** 2)), 4),
+            "positions": int(len(z))}
 
 
 def fit(features, outcome, games, init: nn.Module | None = None, epochs: int = 20,
