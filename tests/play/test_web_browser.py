@@ -495,6 +495,11 @@ def _at_the_end_of_a_main_phase(server, pages, accept: bool):
     asked = []
     page.on("dialog", lambda d: (asked.append(d.message),
                                  d.accept() if accept else d.dismiss()))
+    # The saved game is fetched after the page loads; then the guard's timer enables the
+    # moves.  Wait for the game itself, then move the clock past the guard, rather than
+    # leave both to a loaded machine's timers (a 30 s wait here failed once in CI).
+    _until(page, f"game && game.id === '{s['id']}' && !busy")
+    _settle(page)
     page.wait_for_selector("#moves button.move[data-kind=end_main]:enabled")
     _pause(page)
     return page, s, asked
