@@ -26,7 +26,15 @@ the opponent's hidden cards) -- and at the search's own move:
    the policy finds absurd does not wipe out every world at once, and a run of moves that
    fit one world well still tells.  A move that is not legal in a candidate's past
    position makes it impossible (weight 0; when every candidate is, all count alike);
-4. picks the search's worlds from the candidates by weight (systematic resampling, from
+4. tempers the weights when ``min_ess`` is set: the log-likelihoods times the largest
+   power beta in [0, 1] that keeps the effective sample size (``1 / sum(w^2)`` of the
+   normalised weights) at ``min_ess`` of the candidates or above, as adaptive tempering
+   in sequential Monte Carlo chooses its next step.  Untempered, about 25 remembered
+   moves put nearly all the weight on one or two candidates (an effective sample size of
+   2-7 of 16, ``benchmarks/belief.py``); the opponent is not the policy, so the product
+   of 25 of its probabilities is far more certain than it has a right to be.  Beta keeps
+   the order of the worlds and only limits how far the likeliest pull ahead;
+5. picks the search's worlds from the candidates by weight (systematic resampling, from
    the search's own seeded generator), which are then searched as before.
 
 What the weights may read: the candidates come from ``determinize`` (public information
@@ -57,6 +65,8 @@ PAST_RNG = 0x9E3779B97F4A7C15
 #: the games a belief follows at once (lockstep play seats one search in many games;
 #: the oldest is forgotten first)
 MAX_GAMES = 256
+#: ``belief="tempered"``: the effective sample size kept, a share of the candidates
+TEMPERED_ESS = 0.5
 
 
 class Belief:
@@ -69,10 +79,12 @@ class Belief:
         candidates: candidate worlds drawn per searched world.
         epsilon: the share of the uniform choice in the opponent model, in (0, 1].
         temperature: the policy's probabilities at this temperature (above 1 flatter).
+        min_ess: temper the weights so that their effective sample size stays at this
+            share of the candidates or above, in [0, 1] (0: untempered, the default).
     """
 
     def __init__(self, memory: int = 48, candidates: int = 4, epsilon: float = 0.25,
-                 temperature: float = 1.0):
+                 temperature: float = 1.0, min_ess: float = 0.0):
         if not (isinstance(memory, int) and memory >= 1):
             raise ValueError(f"Belief: memory must be an int of at least 1, got {memory!r}")
         if not (isinstance(candidates, int) and candidates >= 1):
@@ -83,12 +95,14 @@ class Belief:
         if not (isinstance(temperature, (int, float)) and temperature > 0
                 and math.isfinite(temperature)):
             raise ValueError(f"Belief: temperature must be positive, got {temperature!r}")
-        self.memory, self.candidates = memory, candidates
+        if not (isinstance(min_ess, (int, float)) and 0 <= min_ess <= 1):
+            raise ValueError(f"Belief: min_ess must be in [0, 1], got {min_ess!r}")
+        self.memory, self.candidates, self.min_ess = memory, candidates, float(min_ess)
         self.epsilon, self.temperature = float(epsilon), float(temperature)
         self._games: dict = {}          # id(game) -> (game, [seat 0's, seat 1's decisions])
         #: the last weighting: candidates, opponent moves remembered, impossible
-        #: candidates, the effective sample size, distinct worlds picked, ms, and the
-        #: log-weights
+        #: candidates, the tempering power, the effective sample size (after tempering),
+        #: distinct worlds picked, ms, and the log-weights (before tempering)
         self.last: dict = {}
 
     def reset(self) -> None:
@@ -184,18 +198,44 @@ class Belief:
         seeds = rng.integers(1 << 62, size=n * self.candidates)
         worlds = [draw_world(int(s)) for s in seeds]
         logw = self.log_weights(worlds, history, 1 - player, logits_of)
-        possible = np.isfinite(logw)
-        if possible.any():
-            w = np.where(possible, np.exp(logw - logw[possible].max()), 0.0)
-        else:
-            w = np.ones(len(worlds))                          # none fits: all alike
-        w /= w.sum()
+        beta = tempering(logw, self.min_ess * len(worlds)) if self.min_ess else 1.0
+        w = normalised(logw, beta)
         picks = systematic(w, n, rng.random())
         self.last = {"candidates": len(worlds), "moves": len(history),
-                     "impossible": int((~possible).sum()),
+                     "impossible": int((~np.isfinite(logw)).sum()), "beta": beta,
                      "ess": float(1.0 / (w * w).sum()), "distinct": len(set(picks)),
                      "ms": (time.perf_counter() - t0) * 1000, "log_weights": logw}
         return [worlds[i] for i in picks]
+
+
+def normalised(logw: np.ndarray, beta: float = 1.0) -> np.ndarray:
+    """Weights summing to 1 from log-weights raised to the power ``beta`` (-inf: weight
+    0; when every one is -inf, all count alike)."""
+    possible = np.isfinite(logw)
+    if not possible.any():
+        return np.full(len(logw), 1.0 / len(logw))          # none fits: all alike
+    z = np.where(possible, logw, 0.0) * beta
+    w = np.where(possible, np.exp(z - z[possible].max()), 0.0)
+    return w / w.sum()
+
+
+def tempering(logw: np.ndarray, target: float, steps: int = 30) -> float:
+    """The largest power beta in [0, 1] whose weights (``normalised``) keep an effective
+    sample size of ``target`` or more, by bisection (the size falls as beta grows, from
+    the possible candidates' count at 0).  1 when the untempered weights already do; 0
+    when even equal weights on the possible candidates fall short."""
+    def ess(beta: float) -> float:
+        w = normalised(logw, beta)
+        return 1.0 / float((w * w).sum())
+    if ess(1.0) >= target:
+        return 1.0
+    if ess(0.0) < target:
+        return 0.0
+    lo, hi = 0.0, 1.0
+    for _ in range(steps):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if ess(mid) >= target else (lo, mid)
+    return lo
 
 
 def systematic(weights: np.ndarray, n: int, u: float) -> list:
@@ -209,15 +249,18 @@ def systematic(weights: np.ndarray, n: int, u: float) -> list:
 
 def make_belief(setting) -> Belief | None:
     """``SearchAgent(belief=...)`` as the agent keeps it: None for off (False, None,
-    ``"off"``), a ``Belief`` with the defaults for on (True, ``"on"``), or the ``Belief``
+    ``"off"``), a ``Belief`` with the defaults for on (True, ``"on"``), one tempered to
+    an effective sample size of half its candidates for ``"tempered"``, or the ``Belief``
     given.  Anything else is refused by name."""
     if setting is None or setting is False or setting == "off":
         return None
     if setting is True or setting == "on":
         return Belief()
+    if setting == "tempered":
+        return Belief(min_ess=TEMPERED_ESS)
     if isinstance(setting, Belief):
         return setting
-    raise ValueError(f"belief: expected on, off or a Belief, got {setting!r}")
+    raise ValueError(f"belief: expected on, tempered, off or a Belief, got {setting!r}")
 
 
 _ENCODERS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
@@ -245,4 +288,5 @@ class PolicyLogits:
         return self.forward(obs)
 
 
-__all__ = ["Belief", "MAX_GAMES", "PAST_RNG", "PolicyLogits", "make_belief", "systematic"]
+__all__ = ["Belief", "MAX_GAMES", "PAST_RNG", "PolicyLogits", "TEMPERED_ESS", "make_belief",
+           "normalised", "systematic", "tempering"]

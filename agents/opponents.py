@@ -107,7 +107,7 @@ _SETTINGS = {
                "threads": int, "root": str,            # puct | gumbel
                "considered": int, "c_visit": float, "c_scale": float,
                "oracle": str,                      # agents.oracle: oracle_file names it
-               "belief": str},                     # on | off (agents.belief)
+               "belief": str},                     # on | tempered | off (agents.belief)
 }
 _SETTING = re.compile(r"^[a-z_]+=[^,=:]+(,[a-z_]+=[^,=:]+)*$")
 

@@ -175,8 +175,9 @@ class SearchAgent:
         c_visit, c_scale: the Gumbel root's monotone transform of the values,
             sigma(q) = (c_visit + the most visits of a move) * c_scale * q.
         belief: weight the worlds by how likely the opponent's moves were in them
-            (``agents.belief``): ``"on"``/True (defaults), a ``Belief``, or ``"off"``
-            (default: the worlds as drawn).  On, the agent has ``inform_action``, which
+            (``agents.belief``): ``"on"``/True (defaults), ``"tempered"`` (the weights
+            kept at an effective sample size of half the candidates), a ``Belief``, or
+            ``"off"`` (default: the worlds as drawn).  On, the agent has ``inform_action``, which
             the drivers call with every move (``nivel_env.players.inform``).
 
     The Gumbel root (Danihelka et al. 2022, "Policy improvement by planning with

@@ -8,7 +8,8 @@ pytest.importorskip("torch")
 pytest.importorskip("sb3_contrib")
 
 from agents import RandomAgent, load_opponent                     # noqa: E402
-from agents.belief import Belief, make_belief, systematic          # noqa: E402
+from agents.belief import (Belief, TEMPERED_ESS, make_belief, normalised,  # noqa: E402
+                           systematic, tempering)
 from agents.search import SearchAgent                             # noqa: E402
 from nivel_env import players                                     # noqa: E402
 from nivel_env.cards import load_deck                             # noqa: E402
@@ -65,7 +66,8 @@ def test_off_is_todays_search_and_is_not_told_moves(prior):
 def test_bad_settings_are_refused_by_name(prior):
     for kw, word in [({"memory": 0}, "memory"), ({"candidates": 0}, "candidates"),
                      ({"epsilon": 0.0}, "epsilon"), ({"epsilon": 1.5}, "epsilon"),
-                     ({"temperature": 0}, "temperature")]:
+                     ({"temperature": 0}, "temperature"), ({"min_ess": -0.1}, "min_ess"),
+                     ({"min_ess": 1.5}, "min_ess")]:
         with pytest.raises(ValueError, match=word):
             Belief(**kw)
     with pytest.raises(ValueError, match="belief"):
@@ -73,6 +75,7 @@ def test_bad_settings_are_refused_by_name(prior):
     with pytest.raises(ValueError, match="belief"):
         load_opponent("nv2-search:belief=sometimes")
     assert make_belief("off") is None and isinstance(make_belief("on"), Belief)
+    assert make_belief("on").min_ess == 0 and make_belief("tempered").min_ess == TEMPERED_ESS
 
 
 def test_legal_moves_are_remembered_per_game_forced_ones_too():
@@ -231,3 +234,47 @@ def test_the_arena_tells_a_belief_search_every_choice(prior):
     assert s.belief.last["moves"] == 8
     s.reset()
     assert s.belief.history(seen[0], 1) == []
+
+
+def _ess(w):
+    return 1.0 / float((w * w).sum())
+
+
+def test_tempering_keeps_the_effective_sample_size_and_the_order():
+    """Peaked log-weights (25 moves' worth) are tempered by the largest power that keeps
+    half the candidates' effective sample size; the order of the worlds is kept, an
+    impossible world stays impossible, and weights that already spread are untouched."""
+    rng = np.random.default_rng(3)
+    logw = rng.normal(0, 1, 16).cumsum() * 6.0
+    logw[5] = -np.inf
+    assert _ess(normalised(logw)) < 3                      # untempered: collapsed
+    beta = tempering(logw, 8.0)
+    assert 0 < beta < 1
+    w = normalised(logw, beta)
+    assert _ess(w) == pytest.approx(8.0, rel=0.01) and w[5] == 0
+    assert _ess(normalised(logw, min(1.0, beta * 1.05))) < 8.0   # the largest such power
+    possible = np.isfinite(logw)
+    assert (np.argsort(w[possible], kind="stable") ==
+            np.argsort(logw[possible], kind="stable")).all()
+    flat = np.log(np.linspace(1.0, 1.2, 16))
+    assert tempering(flat, 8.0) == 1.0                     # spread already: untouched
+    assert tempering(logw, 15.5) == 0.0                    # 15 possible: equal weights
+    assert normalised(np.full(4, -np.inf)).tolist() == [0.25] * 4
+
+
+def test_a_tempered_belief_spreads_the_worlds_it_searches(prior):
+    """Same game, same seed: the tempered search weighs the same candidates (the same
+    log-weights) and keeps an effective sample size of half of them; the untempered one
+    does not."""
+    _, moves = random_moves(3, 60)
+    stats = {}
+    for setting in ("on", "tempered"):
+        agent = SearchAgent(prior, simulations=8, worlds=4, seed=6, belief=setting)
+        agent.act_state(replay(start(3), moves, agent))
+        stats[setting] = dict(agent.belief.last)
+    on, tempered = stats["on"], stats["tempered"]
+    assert on["moves"] == tempered["moves"] > 5
+    assert np.array_equal(on["log_weights"], tempered["log_weights"])
+    assert on["beta"] == 1.0 and on["ess"] < 2 and on["distinct"] == 1   # collapsed
+    assert 0 < tempered["beta"] < 1 and tempered["distinct"] == 4
+    assert tempered["ess"] == pytest.approx(TEMPERED_ESS * tempered["candidates"], rel=0.01)
