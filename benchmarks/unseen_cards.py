@@ -145,7 +145,8 @@ def main(argv=None) -> dict:
                                 "low": lo, "high": hi, "margin": float(s.mean() - 0.5)})
 
     def kept(a, b):
-        return (np.mean(a) - 0.5) / (np.mean(b) - 0.5)
+        with np.errstate(divide="ignore", invalid="ignore"):   # a zero margin: inf or nan
+            return (np.mean(a) - 0.5) / (np.mean(b) - 0.5)
     ho_u, co_u = points[("held_out", "unseen")], points[("control", "unseen")]
     ho_k = points[("held_out", "known")]
     report["kept_vs_control"] = {"value": float(kept(ho_u, co_u)),
