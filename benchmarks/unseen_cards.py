@@ -23,7 +23,11 @@ margin the held-out policy keeps on the unseen deals,
 ``margin(held-out, unseen) / margin(control, unseen)``, with a paired bootstrap interval
 over the deals (``scipy.stats.bootstrap``: both policies played the same seeds); and beside
 it the same policy on the cards it knows, ``margin(held-out, unseen) / margin(held-out,
-known)``.  The cards that are new to the held-out policy are listed by id and name.
+known)``, and that share over the control's own share (``margin(control, unseen) /
+margin(control, known)``): the unseen decks may be harder to win with for any policy,
+and the control, which trained on them, shows how much.  The cards that are new to the
+held-out policy are listed by id and name; the points of every seed are kept in the
+report.
 
     python train.py --total-steps 1000000 --seed 7 --decks anvil-guild dawn-ascent \\
         ember-rush gale-runners stone-bastion tide-scholars --out runs/unseen/no-dark
@@ -154,14 +158,33 @@ def main(argv=None) -> dict:
     # the unseen and the known deals are different seeds: each resampled on its own
     report["kept_vs_known"] = {"value": float(kept(ho_u, ho_k)),
                                "interval": interval((ho_u, ho_k), kept, paired=False)}
+    # the unseen deals may be harder or easier to win for any policy: the control's own
+    # share on them is the yardstick (1 = the held-out policy loses no more than the
+    # control does on decks it trained on).  Paired within a class (the same seeds);
+    # the two classes are independent seeds, resampled with the same indices, which
+    # is still a valid resample of each (equal counts, no dependence between them)
+    co_k = points[("control", "known")]
+
+    def adjusted(hu, cu, hk, ck):
+        return kept(hu, hk) / kept(cu, ck)
+    report["control_kept_vs_known"] = {"value": float(kept(co_u, co_k)),
+                                       "interval": interval((co_u, co_k), kept, paired=False)}
+    report["kept_vs_known_adjusted"] = {
+        "value": float(adjusted(ho_u, co_u, ho_k, co_k)),
+        "interval": interval((ho_u, co_u, ho_k, co_k), adjusted, paired=True)}
+    report["points"] = {f"{name}/{cls}": s.tolist() for (name, cls), s in points.items()}
     print(f"new cards for the held-out policy: {len(report['new_cards'])}")
     for c in report["cells"]:
         print(f"  {c['policy']:9s} on {c['deals']:7s} deals: {c['score']:.3f} "
               f"[{c['low']:.3f}, {c['high']:.3f}], margin {c['margin']:+.3f}")
-    for key, what in (("kept_vs_control", "of the control's margin on the unseen deals"),
-                      ("kept_vs_known", "of its own margin on the known deals")):
+    for key, who, what in (
+            ("kept_vs_control", "held-out policy", "of the control's margin on the unseen deals"),
+            ("kept_vs_known", "held-out policy", "of its own margin on the known deals"),
+            ("control_kept_vs_known", "control", "of its own margin on the known deals"),
+            ("kept_vs_known_adjusted", "held-out policy",
+             "of its own margin on the known deals, as a share of the control's share")):
         k = report[key]
-        print(f"held-out policy keeps {k['value']:.1%} [{k['interval'][0]:.1%}, "
+        print(f"{who} keeps {k['value']:.1%} [{k['interval'][0]:.1%}, "
               f"{k['interval'][1]:.1%}] {what}")
     if args.out:
         args.out.mkdir(parents=True, exist_ok=True)

@@ -59,6 +59,9 @@ def test_a_run_reports_each_cell_and_the_kept_margins(tmp_path):
     assert report["games_per_cell"] == 4
     if cells[("control", "unseen")]["margin"] != 0:
         assert report["kept_vs_control"]["value"] == pytest.approx(1.0)
+    if cells[("control", "known")]["margin"] != 0 and cells[("control", "unseen")]["margin"]:
+        assert report["kept_vs_known_adjusted"]["value"] == pytest.approx(1.0)
+    assert len(saved["points"]["held_out/unseen"]) == 2
 
 
 def test_a_deck_that_is_not_bundled_is_refused_by_name(capsys):
