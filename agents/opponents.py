@@ -9,7 +9,8 @@ Names:
     strongest; ``nv1-ppo``);
   * search agents, ``SEARCHES`` (``nv2-search``: determinized PUCT over ``nv2-ppo`` with
     the value head fit for it, see ``agents.search``; ``nv2-search-deep``, the same with
-    four times the simulations, the strongest);
+    four times the simulations; ``nv2-gumbel``, that with the Gumbel root, the ladder's
+    expert);
   * the difficulty ladder, ``LEVELS`` (``novice``, ``casual``, ``strong``, ``expert``),
     each an alias for one of the above with settings;
   * a policy file, named by a path (``runs/x/policy.pt``, ``./my.pt``).
@@ -77,6 +78,10 @@ SEARCHES = {
     # the strongest measured within a second a move: 512 simulations, 64 leaves a forward
     "nv2-search-deep": ("nv2-ppo", {"simulations": 512, "worlds": 4, "c_puct": 2.5,
                                     "prior_temperature": 8.0, "batch": 64}),
+    # nv2-search-deep with the Gumbel root (sequential halving over 16 sampled moves):
+    # the strongest measured at the same cost (docs/opponents.md, "The Gumbel root")
+    "nv2-gumbel": ("nv2-ppo", {"simulations": 512, "worlds": 4, "c_puct": 2.5,
+                               "prior_temperature": 8.0, "batch": 64, "root": "gumbel"}),
 }
 
 #: the difficulty ladder, weakest first: level -> (agent spec, what it is); the ratings
@@ -87,8 +92,8 @@ LEVELS = {
                "the rule-based heuristic, with 30% of its choices random"),
     "strong": ("nv2-ppo:random_share=0.2",
                "the shipped trained policy, greedy, with 20% of its choices random"),
-    "expert": ("nv2-search-deep",
-               "search over nv2-ppo (determinized PUCT), 512 simulations: the strongest"),
+    "expert": ("nv2-gumbel",
+               "search over nv2-ppo with the Gumbel root, 512 simulations: the strongest"),
 }
 
 # PLAY_THINK_SECONDS, the think-time cap for a person's opponent, has its one home in

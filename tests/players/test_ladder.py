@@ -56,7 +56,7 @@ def test_the_ladder_levels_load():
     assert isinstance(agents["novice"], RandomAgent)
     assert isinstance(agents["casual"], HeuristicAgent) and agents["casual"].random_share > 0
     assert isinstance(agents["strong"], PolicyAgent) and agents["strong"].temperature == 0
-    assert isinstance(agents["expert"], SearchAgent)
+    assert isinstance(agents["expert"], SearchAgent) and agents["expert"].root == "gumbel"
     assert agents["expert"].value is not None           # the value head fit for nv2-ppo
 
 
@@ -74,6 +74,9 @@ def test_policy_and_search_settings():
         load_opponent("nv2-search:depth=2")
     deep = load_opponent("nv2-search-deep", seed=0)
     assert (deep.simulations, deep.batch, deep.worlds) == (512, 64, 4) and deep.value is not None
+    gumbel = load_opponent("nv2-gumbel", seed=0)
+    assert gumbel.root == "gumbel" and deep.root == "puct"
+    assert (gumbel.simulations, gumbel.batch, gumbel.worlds) == (512, 64, 4)
 
 
 def test_a_value_head_refuses_another_policy_and_a_bad_file(tmp_path):
