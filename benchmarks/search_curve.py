@@ -25,6 +25,15 @@ panel uses them.
 
     python benchmarks/search_curve.py --points puct/16/4 gumbel/16/4 puct/64/4 gumbel/64/4 \
         --games 40 --seed 1 --out docs/results/search-curve
+
+Training rounds: ``--rounds LABEL=FILE ...`` reads the ``rounds.json`` of
+``agents.distill`` runs (each round's policy alone against nv2-ppo, with its interval)
+into ``rounds.csv`` (a label given again replaces its rows) and adds a third panel, score
+against the self-play games distilled so far (round 0 is the starting policy, 0.5
+against itself by definition):
+
+    python benchmarks/search_curve.py --rounds "PUCT teacher=runs/distill/rounds.json" \
+        "Gumbel teacher=runs/distill-gumbel/rounds.json" --out docs/results/search-curve
 """
 from __future__ import annotations
 
@@ -35,6 +44,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+ROUND_COLUMNS = ("label", "round", "games", "samples", "simulations", "root", "target",
+                 "score", "low", "high", "eval_games")
 COLUMNS = ("root", "simulations", "worlds", "extra", "spec", "against", "games", "score",
            "low", "high", "mean_ms", "p99_ms", "cpu_ms", "cpu_p90_ms")
 
@@ -141,11 +152,37 @@ def read_rows(path: Path) -> list[dict]:
         return list(csv.DictReader(fh))
 
 
+def read_distill_rounds(label: str, path: Path) -> list[dict]:
+    """``rounds.csv`` rows from an ``agents.distill`` run's ``rounds.json``: each round's
+    policy against nv2-ppo, and the self-play games distilled up to it."""
+    import json
+    try:
+        rounds = json.loads(path.read_text())
+    except (OSError, ValueError) as e:
+        raise SystemExit(f"search_curve: --rounds {label}={path}: not a readable rounds.json "
+                         f"({e})") from None
+    rows, games = [], 0
+    for r in rounds:
+        ev = (r.get("evaluation") or {}).get("nv2-ppo")
+        if ev is None:
+            raise SystemExit(f"search_curve: --rounds {label}={path}: round {r.get('round')} "
+                             f"has no evaluation against nv2-ppo (run with --eval-games)")
+        games += int(r["games"])
+        rows.append({"label": label, "round": r["round"], "games": games,
+                     "samples": r["samples"], "simulations": r["search"]["simulations"],
+                     "root": r["search"].get("root", "puct"), "target": r.get("target", ""),
+                     "score": ev["score"], "low": ev["low"], "high": ev["high"],
+                     "eval_games": ev["games"]})
+    return rows
+
+
 def plot(rows: list[dict], out: Path) -> None:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True)
+    rounds = read_rows(out / "rounds.csv")
+    fig, axes = plt.subplots(1, 3 if rounds else 2, figsize=(16 if rounds else 11, 4.2),
+                             sharey=True)
     groups: dict = {}
     for r in rows:
         key = (r["against"], r["root"], int(r["worlds"]), r.get("extra") or "")
@@ -172,7 +209,24 @@ def plot(rows: list[dict], out: Path) -> None:
         ax.set_xlabel(what)
     axes[0].set_ylabel("score (95% interval)")
     axes[1].legend(fontsize=7, loc="lower right")
-    fig.suptitle("nv2-search: strength against compute, PUCT and Gumbel roots")
+    if rounds:
+        labels: dict = {}
+        for r in rounds:
+            labels.setdefault(r["label"], []).append(r)
+        for label, rs in labels.items():
+            rs.sort(key=lambda r: int(r["round"]))
+            x = [0] + [int(r["games"]) for r in rs]
+            y = [0.5] + [float(r["score"]) for r in rs]
+            err = [[0] + [float(r["score"]) - float(r["low"]) for r in rs],
+                   [0] + [float(r["high"]) - float(r["score"]) for r in rs]]
+            axes[2].errorbar(x, y, yerr=err, marker="D", capsize=3,
+                             label=f"{label} ({rs[0]['simulations']} simulations)")
+        axes[2].axhline(0.5, color="grey", lw=0.8, ls=":")
+        axes[2].set_xlabel("self-play games distilled (agents.distill rounds)")
+        axes[2].set_title("the distilled policy alone, no search", fontsize=9)
+        axes[2].legend(fontsize=7, loc="lower right")
+    fig.suptitle("nv2-search: strength against compute, PUCT and Gumbel roots"
+                 + (", and training rounds" if rounds else "") + " (against nv2-ppo)")
     fig.tight_layout()
     fig.savefig(out / "curve.png", dpi=120)
 
@@ -194,10 +248,31 @@ def main(argv=None) -> int:
     ap.add_argument("--deep-batch", type=int, default=64,
                     help="leaves a forward at 512 simulations or more (nv2-search-deep's)")
     ap.add_argument("--append", action="store_true", help="keep the CSV's other rows")
+    ap.add_argument("--rounds", nargs="+", metavar="LABEL=FILE",
+                    help="agents.distill runs' rounds.json: a training-rounds panel")
     ap.add_argument("--out", default="results/search-curve")
     args = ap.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
+    if args.rounds:
+        new = []
+        for item in args.rounds:
+            label, sep, path = item.partition("=")
+            if not sep or not label or not path:
+                raise SystemExit(f"search_curve: --rounds takes LABEL=FILE, got {item!r}")
+            new += read_distill_rounds(label, Path(path))
+        kept = [r for r in read_rows(out / "rounds.csv")
+                if r["label"] not in {n["label"] for n in new}]
+        with (out / "rounds.csv").open("w", newline="") as fh:
+            w = csv.DictWriter(fh, fieldnames=ROUND_COLUMNS)
+            w.writeheader()
+            w.writerows(kept + new)
+        rows = read_rows(out / "curve.csv")
+        plot(rows, out)
+        for r in kept + new:
+            print(f"{r['label']}, round {r['round']} ({r['games']} games): "
+                  f"{float(r['score']):.3f} [{float(r['low']):.3f}, {float(r['high']):.3f}]")
+        return 0
     if args.cpu:
         rows = read_rows(out / "curve.csv")
         if not rows:
