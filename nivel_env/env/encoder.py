@@ -746,7 +746,8 @@ columns below ({cf.WIDTH} + {cf.ADDED_WIDTH}).  A network embeds the table once 
 and gathers rows by index (`agents.network.CompactPointerExtractor`); a compact policy file
 keeps the table of the pool it was trained on and is given the table of the pool it plays
 (`PolicyAgent.use_card_pool`), so it reads cards it never saw by their features as a
-full-layout policy does.  What a player is shown is the same in both layouts -- an index
+full-layout policy does (how well a policy plays such cards is measured in
+[opponents.md](opponents.md#cards-a-policy-never-saw)).  What a player is shown is the same in both layouts -- an index
 names the row the full layout would show, nothing more -- and the hidden-information check
 (`python -m nivel_env check`, tests/env/test_compact_observation.py) runs on both.
 """
