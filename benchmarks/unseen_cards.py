@@ -45,7 +45,6 @@ import json
 import os
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -73,13 +72,10 @@ def tasks(pairs: list[tuple], policy: str, games: int, seed: int) -> list[tuple]
 
 
 def play(all_tasks: list[tuple], workers: int) -> list[float]:
-    """The policy's points per seed (mean of the seed's two games), in task order."""
-    from nivel_env.tournaments.games import play_pair
-    if workers <= 1:
-        results = [play_pair(t) for t in all_tasks]
-    else:
-        with ProcessPoolExecutor(workers) as pool:
-            results = list(pool.map(play_pair, all_tasks, chunksize=8))
+    """The policy's points per seed (mean of the seed's two games), in task order, played
+    by the tournaments' runner (forkserver workers, one torch thread each)."""
+    from nivel_env.tournaments.runner import Runner, run_tasks
+    results = run_tasks(all_tasks, Runner(workers), "unseen cards", progress=False)
     return [float(np.mean([g["points"] for g in pair])) for pair in results]
 
 
