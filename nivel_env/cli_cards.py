@@ -12,7 +12,7 @@ from collections import Counter
 from .cards import CardDataError, CardDB, DeckError, list_decks, load_card_db, load_deck
 from .cards import model as m
 from .cards.db import bundled_card_files
-from .cards.deck import DECK_HELP
+from .cards.deck import DECK_HELP, format_deck
 
 
 def add_cards_option(parser, help: str = "an extra card file to load") -> None:
@@ -109,11 +109,14 @@ def cmd_deck(args) -> int:
         for p in e.problems:
             print(f"  - {p}", file=sys.stderr)
         return 1
+    if args.deck_command == "show":            # a deck file again: ids, names in comments
+        summary = [f"{deck.source}: legal deck"] + [
+            x for x in deck_summary(deck).splitlines() if not x.startswith("  plan:")]
+        print(format_deck(deck, "\n".join(summary), note=lambda c: card_header(
+            c, args.lang).split(" ", 1)[1].strip()), end="")
+        return 0
     print(f"{deck.source}: legal deck")
     print(deck_summary(deck))
-    if args.deck_command == "show":
-        for cid, n in Counter(deck.card_ids()).items():
-            print(f"  {n} × {card_header(db.get(cid), args.lang)}")
     return 0
 
 
@@ -132,7 +135,8 @@ def add_parsers(sub) -> None:
     d = sub.add_parser("deck", help="check, show or list decks")
     dsub = d.add_subparsers(dest="deck_command", required=True)
     for name, helptext in (("validate", "check a deck file and say why it is illegal"),
-                           ("show", "validate and list a deck's cards")):
+                           ("show", "validate a deck and print it back as a deck file: "
+                                    "card ids, each with its name in a comment")):
         x = dsub.add_parser(name, help=helptext)
         x.add_argument("file", metavar="DECK", help=DECK_HELP)
         add_cards_option(x)

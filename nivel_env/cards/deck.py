@@ -6,10 +6,17 @@ Format (one entry a line, ``#`` starts a comment)::
     plan: Flood the lanes early  # optional, may repeat (lines are joined)
     leader: T-L01
     3 T-001
-    2 T-004
+    2 Blazing Outrider           # a card's name works too (English or Korean, any case)
+
+A card is named by its id or, where no id is spelled so, by its name: case and runs of
+spaces do not matter, and a name two cards share, or one no card has, is an error that
+names the line and the candidates (the closest names).  ``format_deck`` writes the
+canonical file back: ids, each with its name in a comment.
 """
 from __future__ import annotations
 
+import difflib
+import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -64,8 +71,49 @@ def _deck_from_ids(name, leader, ids, plan, source, lines, db) -> "Deck":
     return Deck(name, db.get(leader), tuple(db.get(i) for i in ids), plan, source, lines, db)
 
 
+#: pool -> its cards' names (English and Korean, folded) -> ids
+_NAMES: "weakref.WeakKeyDictionary[CardDB, dict]" = weakref.WeakKeyDictionary()
+
+
+def _fold(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+def _names(db: CardDB) -> dict[str, list[str]]:
+    index = _NAMES.get(db)
+    if index is None:
+        index = {}
+        for c in db.cards:
+            for name in {_fold(c.name), _fold(c.name_ko)} - {""}:
+                index.setdefault(name, []).append(c.id)
+        _NAMES[db] = index
+    return index
+
+
+def resolve_card(word: str, db: CardDB) -> tuple[str | None, str | None]:
+    """``(card id, None)`` for a card's id or name in ``db``, else ``(None, problem)``:
+    a name two cards share (both named), or no card's id or name (the closest named)."""
+    if word in db:
+        return word, None
+    ids = _names(db).get(_fold(word), [])
+    if len(ids) == 1:
+        return ids[0], None
+    show = lambda i: f"{db.get(i).name} ({i})"                          # noqa: E731
+    if ids:
+        return None, (f"{word!r} names {len(ids)} cards: {', '.join(map(show, ids))}; "
+                      f"write the id")
+    names, folded = _names(db), _fold(word)
+    close = [x for x in names if x.startswith(folded)][:5] + difflib.get_close_matches(
+        folded, list(names) + [c.id for c in db.cards], n=3, cutoff=0.6)
+    found = list(dict.fromkeys(i for x in close for i in (names.get(x) or [x])))[:5]
+    return None, (f"unknown card id {word!r}" + (
+        f" (no card has that id or name; closest: {', '.join(map(show, found))})"
+        if found else " (no card has that id or name)"))
+
+
 def parse_deck(text: str, db: CardDB, source: str = "<deck>") -> Deck:
     name, plan, leader, cards, lines, problems = "", [], None, [], {}, []
+    leader_lines = 0
     for no, raw in enumerate(text.splitlines(), 1):
         line = raw.split("#", 1)[0].strip()
         if not line:
@@ -78,26 +126,28 @@ def parse_deck(text: str, db: CardDB, source: str = "<deck>") -> Deck:
             elif key == "plan":
                 plan.append(rest)
             else:
+                leader_lines += 1
+                cid, problem = resolve_card(rest, db)
                 if leader is not None:
                     problems.append(f"line {no}: second leader line ({rest})")
-                elif rest not in db:
-                    problems.append(f"line {no}: unknown card id {rest!r}")
-                elif db.get(rest).type != m.LEADER:
-                    problems.append(f"line {no}: {rest} is a {db.get(rest).type}, not a leader")
+                elif problem:
+                    problems.append(f"line {no}: {problem}")
+                elif db.get(cid).type != m.LEADER:
+                    problems.append(f"line {no}: {rest} is a {db.get(cid).type}, not a leader")
                 else:
-                    leader = db.get(rest)
+                    leader = db.get(cid)
             continue
-        parts = line.split()
+        parts = line.split(None, 1)
         if len(parts) != 2 or not (parts[0].isascii() and parts[0].isdigit()):
-            problems.append(f"line {no}: expected 'COUNT CARD-ID' (COUNT in digits 0-9), "
-                            f"got {raw.strip()[:80]!r}")
+            problems.append(f"line {no}: expected 'COUNT CARD-ID' or 'COUNT CARD NAME' (COUNT "
+                            f"in digits 0-9), got {raw.strip()[:80]!r}")
             continue
         if len(parts[0]) > 3:
             problems.append(f"line {no}: count {parts[0][:10]}... is not between 1 and 40")
             continue
-        count, cid = int(parts[0]), parts[1]
-        if cid not in db:
-            problems.append(f"line {no}: unknown card id {cid!r}")
+        count, (cid, problem) = int(parts[0]), resolve_card(parts[1].strip(), db)
+        if problem:
+            problems.append(f"line {no}: {problem}")
             continue
         card = db.get(cid)
         if card.type == m.LEADER:
@@ -108,7 +158,7 @@ def parse_deck(text: str, db: CardDB, source: str = "<deck>") -> Deck:
             continue
         lines.setdefault(cid, no)
         cards.extend([card] * count)
-    if leader is None:
+    if leader is None and not leader_lines:
         problems.append("no 'leader: CARD-ID' line")
     if problems:
         raise DeckError(source, problems)
@@ -148,18 +198,25 @@ def deck_problems(deck: Deck) -> list[str]:
     return out
 
 
-def format_deck(deck: Deck, comment: str = "") -> str:
-    """The deck as a deck file (``parse_deck`` reads it back to the same cards): name,
-    plan, leader, then one ``COUNT CARD-ID`` line per card in first-appearance order."""
+def format_deck(deck: Deck, comment: str = "", lang: str = "en", note=None) -> str:
+    """The deck as a deck file (``parse_deck`` reads it back to the same deck): name,
+    plan, leader, then one ``COUNT CARD-ID  # Name`` line per card in first-appearance
+    order (``lang`` "ko": the Korean names; ``note(card)``: another comment instead)."""
+    import textwrap
     counts: dict[str, int] = {}
     for c in deck.cards:
         counts[c.id] = counts.get(c.id, 0) + 1
+    label = note or (lambda c: c.name_ko if lang == "ko" and c.name_ko else c.name)
+    by_id = {c.id: c for c in deck.cards}
     lines = [f"# {line}" for line in comment.splitlines()]
     lines.append(f"name: {deck.name}")
     if deck.plan:
-        lines.append(f"plan: {deck.plan}")
-    lines.append(f"leader: {deck.leader.id}")
-    lines += [f"{n} {cid}" for cid, n in counts.items()]
+        wrapped = textwrap.wrap(deck.plan, 84, break_long_words=False, break_on_hyphens=False)
+        lines += [f"plan: {p}" for p in (wrapped if " ".join(wrapped) == deck.plan
+                                         else [deck.plan])]
+    lines.append(f"leader: {deck.leader.id:<8} # {label(deck.leader)}")
+    width = max((len(cid) for cid in counts), default=0)
+    lines += [f"{n} {cid:<{width}}  # {label(by_id[cid])}" for cid, n in counts.items()]
     return "\n".join(lines) + "\n"
 
 
