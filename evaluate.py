@@ -29,6 +29,12 @@ the game's seed and their seat, not from the worker).
     # is A stronger than B against the field?  Batches until a sequential test decides
     python evaluate.py compare a.deck b.deck --elo0 0 --elo1 10 --alpha 0.05 --beta 0.05
 
+    # decks using my own cards (any command; repeat --cards for more files)
+    python evaluate.py gauntlet my.deck --cards my-cards.yaml --games 200
+
+    # a deck's past runs in results/: its versions, the cards changed, the scores
+    python evaluate.py history my.deck --in results
+
     # any command on a Ray cluster (or a local Ray instance without ADDRESS): same results
     python evaluate.py decks --games 200 --ray 10.0.0.5:6379
 
@@ -43,6 +49,7 @@ import argparse
 import os
 import sys
 
+from nivel_env.cli_cards import add_cards_option
 from nivel_env.threads import passive_waiting
 from nivel_env.tournaments.deck_commands import PILOT, PILOT_FALLBACK, default_pilot
 
@@ -93,6 +100,8 @@ def main(argv=None, runner=None) -> int:
     common.add_argument("--save-replays", metavar="DIR",
                         help="write every game as a replay file into DIR (python -m nivel_env "
                              "replay FILE to watch one)")
+    add_cards_option(common, "an extra card file: its cards may appear in any deck of the "
+                             "run (bundled pool + the files; recorded for --from)")
     a = sub.add_parser("agents", parents=[common], help="round robin between agents")
     a.add_argument("agents", nargs="+", help=f"{_player_names()}, or a policy file; settings "
                                              f"after a colon (NAME:key=value, "
@@ -162,13 +171,23 @@ def main(argv=None, runner=None) -> int:
     t.add_argument("--holdout", type=int, default=1000,
                    help="held-out seeds (each twice) for tuned against the original")
     t.add_argument("--out", default="results/tune")
+    h = sub.add_parser("history", help="a deck's past runs: versions, cards changed, scores")
+    h.add_argument("deck", help="the deck (a file, or a deck's name: its name: line)")
+    h.add_argument("--in", dest="folder", default="results", metavar="DIR",
+                   help="the folder of the runs' outputs, searched below (default: results)")
     args = ap.parse_args(argv)
     args.argv = argv
+    if args.command == "history":
+        from nivel_env.tournaments.deck_history import history
+        return history(args.deck, args.folder)
     if args.games < 1:
         ap.error("--games must be at least 1")
+    from nivel_env.tournaments import card_files
+    from nivel_env.tournaments.games import use_card_files
     from nivel_env.tournaments.runner import Runner
     if getattr(args, "from_results", None):          # the run's own settings, from its file
-        commands()[args.command](args, Runner(args.workers))
+        with use_card_files(card_files.for_results(args)):
+            commands()[args.command](args, Runner(args.workers))
         return 0
     if args.command == "gauntlet" and not args.deck:
         ap.error("gauntlet: give the deck (or --from RESULTS)")
@@ -176,17 +195,20 @@ def main(argv=None, runner=None) -> int:
         args.bootstrap = BOOTSTRAP
     if getattr(args, "out", "") is None:
         args.out = f"results/{args.command}"
+    files = card_files.resolve(args.cards, args.command)       # checked before any game
     if args.command != "agents":
         args.pilot_why = "given" if args.pilot is not None else None
         if args.pilot is None:
             args.pilot, args.pilot_why = default_pilot()
     if runner is not None or not args.ray:
-        commands()[args.command](args, runner or Runner(args.workers))
+        with use_card_files(files):
+            commands()[args.command](args, runner or Runner(args.workers))
         return 0
     from nivel_env.tournaments.ray_backend import RayPool
     cluster = RayPool(None if args.ray == "local" else args.ray, args.workers)
     try:
-        commands()[args.command](args, Runner(args.workers, cluster))
+        with use_card_files(files):
+            commands()[args.command](args, Runner(args.workers, cluster))
     finally:
         info = cluster.report()
         print(f"ray ({info['address']}, {info['cpus']} CPUs): "

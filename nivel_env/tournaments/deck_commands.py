@@ -17,6 +17,7 @@ import numpy as np
 
 from nivel_env.install_hints import PLAY_POLICIES
 
+from .deck_history import run_record
 from .deck_results import (NAME as RESULTS, ResultsFileError, ResultsWriter, read_results,
                            results_kind)
 from .games import BLOCK, cached_agent, cached_deck, play_block
@@ -266,7 +267,8 @@ def _play_and_report(args, runner: Runner, kind: str, decks, tasks, keys, field=
               "argv": list(args.argv), "ran_on": runner.info(),
               "decks": list(decks), "pilot": args.pilot, "pilot_chosen": args.pilot_why,
               "games": args.games, "seed": args.seed, "deal": args.deal,
-              "bootstrap": args.bootstrap, "field": field, "mine": mine}
+              "bootstrap": args.bootstrap, "field": field, "mine": mine,
+              **run_record(decks)}
     writer = ResultsWriter(path, header, tasks, keys)
     if writer.moved:
         print(f"kept the earlier run's results: {path} -> {writer.moved} (python evaluate.py "
@@ -455,6 +457,7 @@ def compare(args, runner: Runner) -> dict:
     report = {"command": "python evaluate.py " + " ".join(args.argv),
               "ran_on": runner.info(), "kind": "compare",
               **report}
+    report.update(deck_specs=[a, b], **run_record([a, b] + field))   # deck_history reads
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "compare.json").write_text(json.dumps(report, indent=2))

@@ -73,16 +73,22 @@ def keep_earlier(path: Path) -> Path | None:
         return dest
 
 
-def results_kind(path: Path) -> str | None:
-    """The command (decks, gauntlet) that wrote a results file, from its header; None if
-    its first line names none."""
+def read_header(path: Path) -> dict | None:
+    """A results file's first line (its header), without reading the records; None if
+    it cannot be read or is not a header."""
     try:
         with open_regular(path, MAX_RESULTS, "results file") as f:
             head = json.loads(f.readline(1 << 20).decode("utf-8"))
-        return head.get("kind") if isinstance(head, dict) and isinstance(
-            head.get("kind"), str) else None
     except (OSError, UnicodeDecodeError, ValueError):     # FileRefused is a ValueError
         return None
+    return head if isinstance(head, dict) and head.get("format") == FORMAT else None
+
+
+def results_kind(path: Path) -> str | None:
+    """The command (decks, gauntlet) that wrote a results file, from its header; None if
+    its first line names none."""
+    head = read_header(path)
+    return head.get("kind") if head and isinstance(head.get("kind"), str) else None
 
 
 class ResultsWriter:

@@ -6,9 +6,18 @@ a pool of worker processes in order.  Each game's agents are loaded from their s
 strings (``nivel_env.players.load``, so a worker process or a Ray node builds them itself)
 and seeded from the game's seed and their seat, never from the worker, so results depend
 only on the seeds.
+
+The designer's own card files (``evaluate.py --cards``) are the run's, not a deck's: the
+command runs inside ``use_card_files(files)``, every deck of the run (bundled ones too) is
+read against the bundled pool plus those files (``card_pool``: one pool, so two decks in a
+game always share it), and ``runner.run_tasks`` hands each task to a worker wrapped in
+``WithCardFiles``, which sets the same files there for the task's duration.  Bundled cards
+keep their indices in the larger pool (``CardDB.extends``), so bundled decks play the same
+games with or without extra files.
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -23,6 +32,50 @@ _CACHE: dict = {}
 #: on a Ray worker: file named by a task -> this node's copy of it (``ray_backend``)
 LOCAL_FILES: dict = {}
 WORKER_READY = False
+#: the run's extra card files (resolved paths), set by ``use_card_files``
+CARD_FILES: tuple = ()
+_POOLS: dict = {}
+
+
+@contextmanager
+def use_card_files(files):
+    """Every deck loaded inside reads the bundled pool plus ``files`` (in order)."""
+    global CARD_FILES
+    before, CARD_FILES = CARD_FILES, tuple(str(f) for f in files or ())
+    try:
+        yield CARD_FILES
+    finally:
+        CARD_FILES = before
+
+
+class WithCardFiles:
+    """``fn`` run with the card files of the process that made the wrapper: how the run's
+    ``--cards`` reach a worker process or a Ray node with each task (``run_tasks``)."""
+
+    def __init__(self, fn, files: tuple):
+        self.fn, self.card_files = fn, tuple(files)
+
+    def __call__(self, task):
+        with use_card_files(self.card_files):
+            return self.fn(task)
+
+
+def carry_card_files(fn):
+    """``fn`` wrapped to carry this process's card files to the worker that runs it."""
+    return WithCardFiles(fn, CARD_FILES)
+
+
+def card_pool():
+    """The pool decks are read against now: the bundled one, or the bundled one plus the
+    run's card files (a Ray node reads its shipped copies), built once per process."""
+    from nivel_env.cards import load_card_db
+    from nivel_env.cards.db import bundled_card_files
+    if not CARD_FILES:
+        return load_card_db()
+    if CARD_FILES not in _POOLS:
+        local = [LOCAL_FILES.get(f, f) for f in CARD_FILES]
+        _POOLS[CARD_FILES] = load_card_db(bundled_card_files() + local)
+    return _POOLS[CARD_FILES]
 
 
 def _local(spec: str, kind: str) -> str:
@@ -45,11 +98,12 @@ def _local(spec: str, kind: str) -> str:
 
 
 def cached_deck(spec: str):
-    """A deck by name or file, loaded once per process."""
+    """A deck by name or file, loaded once per process (per set of card files)."""
     from nivel_env.cards import load_deck
-    if spec not in _CACHE:
-        _CACHE[spec] = load_deck(_local(spec, "deck"))
-    return _CACHE[spec]
+    key = ("deck", spec, CARD_FILES)
+    if key not in _CACHE:
+        _CACHE[key] = load_deck(_local(spec, "deck"), card_pool())
+    return _CACHE[key]
 
 
 def cached_agent(spec: str, seed: int, seat: int = 0):

@@ -10,7 +10,9 @@ Why it is built this way:
   into Ray's object store once per run, every batch carries only references, and a worker
   writes a file to its own cache the first time it sees it and keeps the loaded deck or
   agent (``games.cached_deck`` / ``cached_agent``) for the batches after -- under the
-  name the task uses, so nothing in a result says where it was played.  Bundled decks,
+  name the task uses, so nothing in a result says where it was played.  The run's own
+  card files (``--cards``) travel the same way: ``run_tasks`` hands over the task function
+  wrapped with them (``games.WithCardFiles``), and each node reads its copies.  Bundled decks,
   cards and policies come with nivel_env, which every node has installed.
 * A worker or node that dies loses no results: its batch is submitted again (up to
   ``RETRIES`` times) and the run reports how many batches were retried.  An error raised
@@ -43,7 +45,7 @@ def _ray():
     return ray
 
 
-def _files_named(tasks) -> dict:
+def _files_named(tasks, card_files=()) -> dict:
     """Every existing file a task names *by a path* (a deck file, a policy file, the
     policy of a ``path.pt:settings`` spec) -> its bytes.  Only what the project's rule
     calls a path (``nivel_env.paths``: a separator or the kind's suffix) is shipped: a
@@ -69,6 +71,9 @@ def _files_named(tasks) -> dict:
                 except FileRefused:   # no such file, a folder (an --out), a FIFO: not sent;
                     pass              # the worker's loader says what is wrong with it
     visit(tasks)
+    for name in card_files:             # validated by the driver: every node needs them
+        if name not in found:
+            found[name] = read_bytes(name, MAX_SHIPPED_BYTES, "card file")
     return found
 
 
@@ -138,7 +143,8 @@ class RayPool:
         tasks = list(tasks)
         size = max(1, -(-len(tasks) // (self.cpus() * BATCHES_PER_CPU)))
         batches = [tasks[i:i + size] for i in range(0, len(tasks), size)]
-        files = {name: ray.put(data) for name, data in _files_named(tasks).items()}
+        named = _files_named(tasks, getattr(fn, "card_files", ()))
+        files = {name: ray.put(data) for name, data in named.items()}
         fn_ref = ray.put(fn)
         refs = [self._remote.remote(fn_ref, b, files) for b in batches]
         for i, b in enumerate(batches):

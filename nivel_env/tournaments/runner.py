@@ -87,7 +87,7 @@ def run_tasks(tasks, runner: Runner, desc: str, progress: bool, pool=None, fn=No
     (a deck run writes its raw results as it goes)."""
     from tqdm import tqdm
 
-    from .games import play_pair
+    from .games import carry_card_files, play_pair
     if not isinstance(runner, Runner):
         raise TypeError(f"run_tasks: runner must be a Runner (Runner(workers) or "
                         f"Runner(workers, cluster)), got {type(runner).__name__}")
@@ -104,8 +104,8 @@ def run_tasks(tasks, runner: Runner, desc: str, progress: bool, pool=None, fn=No
     chunk = 1 if fn is not play_pair else max(1, len(tasks) // (runner.workers * 8))
     if pool is None and runner.cluster is not None:
         pool = runner.cluster
-    if pool is not None:
-        for t, r in zip(tasks, pool.map(fn, tasks, chunksize=chunk)):
+    if pool is not None:                # the run's --cards travel with each task
+        for t, r in zip(tasks, pool.map(carry_card_files(fn), tasks, chunksize=chunk)):
             got(t, r)
     elif runner.workers <= 1:
         threads = _threads(1)         # one-position forwards: more threads only wait
@@ -116,7 +116,7 @@ def run_tasks(tasks, runner: Runner, desc: str, progress: bool, pool=None, fn=No
             _threads(threads)
     else:
         with local_pool(runner.workers) as ex:
-            for t, r in zip(tasks, ex.map(fn, tasks, chunksize=chunk)):
+            for t, r in zip(tasks, ex.map(carry_card_files(fn), tasks, chunksize=chunk)):
                 got(t, r)
     bar.close()
     return results
