@@ -175,11 +175,12 @@ def main(argv=None, runner=None) -> int:
     h.add_argument("deck", help="the deck (a file, or a deck's name: its name: line)")
     h.add_argument("--in", dest="folder", default="results", metavar="DIR",
                    help="the folder of the runs' outputs, searched below (default: results)")
+    add_cards_option(h, "a card file the deck's own cards are in (for its version now)")
     args = ap.parse_args(argv)
     args.argv = argv
     if args.command == "history":
         from nivel_env.tournaments.deck_history import history
-        return history(args.deck, args.folder)
+        return history(args.deck, args.folder, cards=args.cards)
     if args.games < 1:
         ap.error("--games must be at least 1")
     from nivel_env.tournaments import card_files

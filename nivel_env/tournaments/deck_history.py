@@ -92,7 +92,7 @@ def text_content(text: str) -> dict | None:
 class Target:
     """The deck asked about: its file (if it is one), its name and its content now."""
 
-    def __init__(self, spec: str):
+    def __init__(self, spec: str, cards=None):
         from nivel_env.cards.deck import DeckError, deck_file, is_deck_path
         self.spec, self.path, self.content = spec, None, None
         self.name = spec
@@ -105,13 +105,13 @@ class Target:
         self.path = f.resolve()
         try:
             from nivel_env.cards import load_deck
-            self.content = deck_content(load_deck(f, validate=False))
-        except Exception:                       # own cards, or a broken file: by its text
+            from nivel_env.cli_cards import _db
+            self.content = deck_content(load_deck(f, _db(cards), validate=False))
+        except Exception:                       # cards not given, a broken file: by its text
             self.content = text_content(f.read_text(encoding="utf-8", errors="replace"))
-        if self.content and self.content["name"]:
-            self.name = self.content["name"]
-        else:
-            self.name = f.stem
+        named = re.search(r"(?im)^\s*name\s*:([^#\n]*)",
+                          f.read_text(encoding="utf-8", errors="replace"))
+        self.name = (named.group(1).strip() if named else "") or f.stem
 
     def matches(self, spec: str, content: dict | None, label: str | None = None) -> bool:
         spec = str(spec)
@@ -282,12 +282,13 @@ def table(rows: list[dict], folder: Path) -> list[str]:
     return out
 
 
-def history(spec: str, folder: str | Path = "results", say=print) -> int:
-    """``evaluate.py history``: print the deck's runs under ``folder``; 1 when none."""
+def history(spec: str, folder: str | Path = "results", say=print, cards=None) -> int:
+    """``evaluate.py history``: print the deck's runs under ``folder``; 1 when none.
+    ``cards``: card files the deck's own cards are in (to read its content now)."""
     folder = Path(folder)
     if not folder.is_dir():
         raise SystemExit(f"evaluate.py history: --in {folder}: no such folder")
-    target = Target(spec)
+    target = Target(spec, cards)
     rows = runs(folder, target)
     if not rows:
         say(f"no run of {target.name} under {folder}")

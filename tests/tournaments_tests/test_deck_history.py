@@ -109,3 +109,18 @@ def test_a_deck_run_records_its_contents_for_history(tmp_path):
     assert "gauntlet" in lines[2] and "first version" in lines[2] and " 4 " in lines[2]
     assert lines[-1].startswith("now: version ") and lines[-1].endswith("(same vs the last "
                                                                          "run's)")
+
+
+def test_a_deck_of_my_cards_by_name_reads_with_its_card_files(tmp_path, capsys):
+    from test_own_cards import MY_CARDS
+    (tmp_path / "my.yaml").write_text(MY_CARDS, encoding="utf-8")
+    deck = tmp_path / "owl.deck"
+    deck.write_text("name: Owl Runners\nleader: LD-05\n3 tinker owl\n2 WI-02\n1 Brass Owl\n")
+    results_file(tmp_path / "r", "other/path.deck", "2026-01-01T10:00:00+00:00", V1, [1, 0])
+    assert evaluate.main(["history", str(deck), "--in", str(tmp_path)]) == 0
+    assert "now:" not in capsys.readouterr().out        # its names need its card file
+    assert evaluate.main(["history", str(deck), "--in", str(tmp_path),
+                          "--cards", str(tmp_path / "my.yaml")]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == (
+        f"now: version {version(V2)} (+3 MY-01 +1 MY-02 -3 WI-01 -1 WI-02 vs the last "
+        f"run's)")

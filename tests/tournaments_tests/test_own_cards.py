@@ -170,3 +170,14 @@ def test_card_files_reach_a_ray_node_as_copies(tmp_path, monkeypatch):
     pair = fn((str(deck), "stone-bastion", "heuristic", "heuristic", 1, None, "decks"))
     assert len(pair) == 2 and pair[0]["sides"][0]["deck"] == str(deck)
     assert "MY-01" not in games.card_pool()          # outside the task: the bundled pool
+
+
+@pytest.mark.slow            # starts a local Ray instance
+def test_my_cards_on_ray_give_the_local_results(tmp_path):
+    pytest.importorskip("ray")
+    cards, deck = owl_deck(tmp_path)
+    run = ["decks", "--decks", str(deck), "stone-bastion", "--cards", str(cards), "--games",
+           "3", "--workers", "2", *SMALL]
+    evaluate.main(run + ["--out", str(tmp_path / "local")])
+    evaluate.main(run + ["--ray", "--out", str(tmp_path / "ray")])
+    assert _same(tmp_path / "local" / "decks.json") == _same(tmp_path / "ray" / "decks.json")
