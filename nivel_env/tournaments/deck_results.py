@@ -11,7 +11,9 @@ folder moves an earlier ``results.jsonl`` aside (``results.1.jsonl``, ``results.
 ... in the order the runs were made) rather than overwrite it.
 
 The format is JSON Lines: a header naming the format and everything the analysis needs
-(command, decks, pilot, deal, seeds, bootstrap samples, how many seeds were planned),
+(command, decks, pilot, deal, seeds, bootstrap samples, how many seeds were planned; the
+run's own card files with their SHA-256, which ``--from`` checks; when it ran and each
+deck's content, which ``evaluate.py history`` reads -- ``deck_history.run_record``),
 then one line per seed: ``{"task": k, "pair": [i, j], "seed": s, "games": [g0, g1]}``
 with the two games' results as ``games.play_pair`` returns them (without the
 think times, which deck reports do not use).
