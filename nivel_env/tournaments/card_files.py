@@ -25,11 +25,15 @@ def resolve(files, cmd: str) -> tuple[str, ...]:
         return ()
     from nivel_env.cards import CardDataError
     from nivel_env.cli_cards import _db
+
+    from .games import remember_pool
     try:
-        _db(list(files))
+        db = _db(list(files))
     except CardDataError as e:
         raise SystemExit(f"evaluate.py {cmd}: --cards: {e}") from None
-    return tuple(str(Path(f).resolve()) for f in files)
+    resolved = tuple(str(Path(f).resolve()) for f in files)
+    remember_pool(resolved, db)
+    return resolved
 
 
 def sha256(path: str | Path) -> str:
@@ -70,7 +74,7 @@ def recorded(header: dict, given, where: str) -> tuple[str, ...]:
                              f"{e['sha256'][:12]}... then, {now[:12]}... now); the games "
                              f"were played with the earlier cards: restore that file or "
                              f"give a copy of it with --cards FILE")
-    return tuple(files)
+    return resolve(files, where.removeprefix("evaluate.py "))
 
 
 def for_results(args) -> tuple[str, ...]:

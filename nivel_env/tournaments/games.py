@@ -65,6 +65,16 @@ def carry_card_files(fn):
     return WithCardFiles(fn, CARD_FILES)
 
 
+def remember_pool(files: tuple, db) -> None:
+    """``db``, just built from ``files``, is the pool for them in this process from now
+    on: a card file edited since an earlier run in this process is read anew, and the
+    decks read against the earlier pool are forgotten."""
+    files = tuple(str(f) for f in files)
+    _POOLS[files] = db
+    for key in [k for k in _CACHE if k[0] == "deck" and k[2] == files]:
+        del _CACHE[key]
+
+
 def card_pool():
     """The pool decks are read against now: the bundled one, or the bundled one plus the
     run's card files (a Ray node reads its shipped copies), built once per process."""

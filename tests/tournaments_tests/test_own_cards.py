@@ -181,3 +181,12 @@ def test_my_cards_on_ray_give_the_local_results(tmp_path):
     evaluate.main(run + ["--out", str(tmp_path / "local")])
     evaluate.main(run + ["--ray", "--out", str(tmp_path / "ray")])
     assert _same(tmp_path / "local" / "decks.json") == _same(tmp_path / "ray" / "decks.json")
+
+
+def test_a_card_file_edited_between_runs_in_one_process_is_read_anew(tmp_path):
+    from nivel_env.tournaments import card_files
+    cards, deck = owl_deck(tmp_path)
+    for power in (1, 3):
+        cards.write_text(MY_CARDS.replace("power: 1", f"power: {power}"), encoding="utf-8")
+        with games.use_card_files(card_files.resolve([str(cards)], "decks")):
+            assert games.cached_deck(str(deck)).db.get("MY-01").power == power
