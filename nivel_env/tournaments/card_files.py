@@ -17,6 +17,17 @@ from pathlib import Path
 MAX_CARD_FILE = 64 << 20
 
 
+def build_pool(files):
+    """The bundled pool plus ``files``, in order (``cli_cards._db``'s pool, built here:
+    the tournaments never import a command line module); ``CardDataError`` names what is
+    wrong."""
+    from nivel_env.cards import load_card_db
+    from nivel_env.cards.db import bundled_card_files
+    if not files:
+        return load_card_db()
+    return load_card_db(bundled_card_files() + list(files))
+
+
 def resolve(files, cmd: str) -> tuple[str, ...]:
     """The ``--cards`` files as absolute paths, after checking that the pool they make
     with the bundled cards loads; ``SystemExit`` naming the file, card and field at
@@ -24,11 +35,10 @@ def resolve(files, cmd: str) -> tuple[str, ...]:
     if not files:
         return ()
     from nivel_env.cards import CardDataError
-    from nivel_env.cli_cards import _db
 
     from .games import remember_pool
     try:
-        db = _db(list(files))
+        db = build_pool(files)
     except CardDataError as e:
         raise SystemExit(f"evaluate.py {cmd}: --cards: {e}") from None
     resolved = tuple(str(Path(f).resolve()) for f in files)
@@ -89,4 +99,4 @@ def for_results(args) -> tuple[str, ...]:
                                         f"{args.from_results}")
 
 
-__all__ = ["for_results", "recorded", "record", "resolve", "sha256"]
+__all__ = ["build_pool", "for_results", "recorded", "record", "resolve", "sha256"]

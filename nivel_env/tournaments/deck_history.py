@@ -105,8 +105,9 @@ class Target:
         self.path = f.resolve()
         try:
             from nivel_env.cards import load_deck
-            from nivel_env.cli_cards import _db
-            self.content = deck_content(load_deck(f, _db(cards), validate=False))
+
+            from .card_files import build_pool
+            self.content = deck_content(load_deck(f, build_pool(cards), validate=False))
         except Exception:                       # cards not given, a broken file: by its text
             self.content = text_content(f.read_text(encoding="utf-8", errors="replace"))
         named = re.search(r"(?im)^\s*name\s*:([^#\n]*)",
