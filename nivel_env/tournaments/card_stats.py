@@ -23,9 +23,10 @@ Each row also splits the rates by the opposing deck (``by_opponent``) and gives 
 rate by the deck's own turn on which it first played the card (``by_turn``,
 ``TURN_BUCKETS``).
 
-Intervals are 95% percentile intervals of a bootstrap over the run's units (a duplicate
-deal's two games, in which a deck draws the same cards twice, are resampled together,
-since they are correlated).  Every rate comes with its number of games; one resting on
+Intervals are 95% percentile intervals of a bootstrap over the run's seeds: a duplicate
+deal's two games, in which a deck draws the same cards twice, and every pairing played on
+the same seed, in which a deck draws the same cards against each opponent it meets in the
+same seat, are resampled together, since they are correlated.  Every rate comes with its number of games; one resting on
 fewer than ``min_games`` games is still given but flagged (``*_few``: the report greys
 it): a card some leader fetches into hand nearly every game has no "not drawn" games to
 compare with, and its IWD would be noise.
@@ -60,7 +61,10 @@ ALPHA = 0.05       # false discovery rate of the cards marked significant
 TURN_BUCKETS = (1, 2, 3, 4, 5, 6)
 
 #: side fields that results recorded before them lack, and the measures that need them
-LATER_FIELDS = {"mulliganed": "mulliganed", "played_turns": "by_turn"}
+LATER_FIELDS = {"mulliganed": "the mulliganed rates are empty",
+                "played_turns": "the by-turn table is empty",
+                "seed": "the intervals resample each unit on its own, not a seed's units "
+                        "together"}
 
 _NESTED = ("by_opponent", "by_turn")
 
@@ -137,10 +141,8 @@ def card_table(units, samples: int = 1000, seed: int = 0, decks=None, names=None
         return []
     missing = unrecorded([[s for _, s, _ in sides]])
     if missing:
-        say(f"note: these results were recorded before card logs kept "
-            f"{' and '.join(missing)}: the "
-            f"{' and '.join(LATER_FIELDS[f].replace('_', '-') for f in missing)} measures "
-            f"are empty")
+        say(f"note: these results were recorded before each game side kept "
+            f"{', '.join(missing)}: {'; '.join(LATER_FIELDS[f] for f in missing)}")
     played_decks = {s["deck"] for _, s, _ in sides}
     keys = sorted({(s["deck"], c) for _, s, _ in sides
                    for c in s["in_hand"] + s["opening"] + s["played"]
@@ -185,8 +187,7 @@ def card_table(units, samples: int = 1000, seed: int = 0, decks=None, names=None
                 ts = turn_stat.setdefault((deck, card), np.zeros((len(TURN_BUCKETS), 2)))
                 ts[_bucket(t)] += (1, pts)
     total = stat.sum(axis=0)                                    # (k, 2 n_m)
-    rng = np.random.default_rng(seed)
-    weights = rng.multinomial(n_units, np.full(n_units, 1 / n_units), size=samples)
+    weights = _weights(units, samples, seed)
     boot = (weights.astype(float) @ stat.reshape(n_units, -1)).reshape(samples, k, -1)
     opponents = sorted({o for d, o in games_vs if o is not None})
 
@@ -219,6 +220,24 @@ def card_table(units, samples: int = 1000, seed: int = 0, decks=None, names=None
     rows.sort(key=lambda r: (r["iwd"] is None, bool(r["iwd_few"]),
                              -(r["iwd"] if r["iwd"] is not None else 0), r["deck"], r["card"]))
     return rows
+
+
+def _weights(units, samples: int, seed: int) -> np.ndarray:
+    """Bootstrap weights, (samples, units): how often each unit is drawn.  Units whose
+    sides name the same ``seed`` are drawn together: the deck runs play every pair on
+    the same seeds, so a deck draws the same cards against each opponent it met in the
+    same seat, and those units are not independent.  Without seeds (older results) each
+    unit is drawn on its own."""
+    rng = np.random.default_rng(seed)
+    seeds = [{s.get("seed") for s in unit} for unit in units]
+    if all(len(x) == 1 and None not in x for x in seeds):
+        labels = [next(iter(x)) for x in seeds]
+        index = {v: i for i, v in enumerate(dict.fromkeys(labels))}
+        of = np.array([index[v] for v in labels])
+    else:
+        of = np.arange(len(units))
+    n = int(of.max()) + 1
+    return rng.multinomial(n, np.full(n, 1 / n), size=samples)[:, of]
 
 
 def _rates(tot, boot, min_games: int) -> dict:

@@ -23,9 +23,11 @@ def side(points, in_hand=(), opening=(), played=(), turns=None, mulliganed=None,
     return s
 
 
-def game(mine, opponent):
-    """One unit: a game's two seats, my deck's side and the opponent's."""
-    return [mine, side(1 - mine["points"], ["z"], deck=opponent)]
+def game(mine, opponent, seed=None):
+    """One unit: a game's two seats, my deck's side and the opponent's (with ``seed``, as
+    ``games._record`` writes them)."""
+    unit = [mine, side(1 - mine["points"], ["z"], deck=opponent)]
+    return unit if seed is None else [{**s, "seed": seed} for s in unit]
 
 
 # five games of "mine"; card x:
@@ -34,11 +36,11 @@ def game(mine, opponent):
 #   3 vs B, won:   mulliganed (two copies: counts once), drawn later, played turns 4 and 5
 #   4 vs B, drawn: mulliganed, never in hand
 #   5 vs B, lost:  never in hand
-UNITS = [game(side(1, ["x"], ["x"], ["x"], [1], []), "A"),
-         game(side(0, ["x"], [], ["x"], [3], ["x"]), "A"),
-         game(side(1, ["x"], [], ["x", "x"], [4, 5], ["x", "x"]), "B"),
-         game(side(0.5, [], [], [], [], ["x"]), "B"),
-         game(side(0, [], [], [], [], []), "B")]
+UNITS = [game(side(1, ["x"], ["x"], ["x"], [1], []), "A", 1),
+         game(side(0, ["x"], [], ["x"], [3], ["x"]), "A", 2),
+         game(side(1, ["x"], [], ["x", "x"], [4, 5], ["x", "x"]), "B", 3),
+         game(side(0.5, [], [], [], [], ["x"]), "B", 4),
+         game(side(0, [], [], [], [], []), "B", 5)]
 
 
 def test_every_new_rate_by_hand():
@@ -87,11 +89,12 @@ def test_the_opposing_deck_is_the_other_seat_and_late_turns_share_a_bucket():
 
 
 def test_results_from_before_the_new_fields_still_analyse():
-    old = [[{k: v for k, v in s.items() if k not in ("mulliganed", "played_turns")}
+    old = [[{k: v for k, v in s.items() if k not in ("mulliganed", "played_turns", "seed")}
             for s in unit] for unit in UNITS]
     said: list = []
     (x,) = card_table(old, samples=50, decks={"mine"}, min_games=2, say=said.append)
-    assert len(said) == 1 and "mulliganed" in said[0] and "played_turns" in said[0]
+    assert len(said) == 1
+    assert all(f in said[0] for f in ("mulliganed", "played_turns", "seed"))
     assert x["mulliganed_games"] is None and x["by_turn"] == []
     assert all(o["mulliganed_games"] is None for o in x["by_opponent"])
     assert (x["in_hand_games"], x["drawn_games"], x["iwd"]) == (3, 2, round(5 / 12, 4))
@@ -123,11 +126,11 @@ def test_the_p_value_is_the_bootstrap_normal_one_and_the_correction_covers_the_c
     # without; y in hand in about half, no effect
     rng = np.random.default_rng(3)
     units = []
-    for _ in range(1500):
+    for seed in range(1500):
         hx, hy = rng.random() < 0.5, rng.random() < 0.5
         won = float(rng.random() < (0.54 if hx else 0.46))
         held = ["x"] * hx + ["y"] * hy
-        units.append(game(side(won, held, held, [], [], []), "A"))
+        units.append(game(side(won, held, held, [], [], []), "A", seed))
     rows = {r["card"]: r for r in card_table(units, samples=2000, decks={"mine"})}
     x, y = rows["x"], rows["y"]
     # the bootstrap's standard error is the textbook one of a difference of two rates
@@ -142,6 +145,25 @@ def test_the_p_value_is_the_bootstrap_normal_one_and_the_correction_covers_the_c
     assert [x["iwd_q"], y["iwd_q"]] == pytest.approx(q, rel=1e-3)
     assert x["iwd_significant"] and x["iwd_q"] < 0.05
     assert y["iwd_significant"] == (y["iwd_q"] < 0.05)
+
+
+def test_the_units_of_one_seed_are_resampled_together():
+    # 200 deals, each met by four opponents on the same seed with the same draw and result:
+    # four copies of one piece of evidence, not four pieces; drawn together, the standard
+    # error is that of 200 units (twice that of 800)
+    rng = np.random.default_rng(5)
+    units = []
+    for s in range(200):
+        held = ["x"] * (rng.random() < 0.5)
+        won = float(rng.random() < 0.5)
+        for opp in "ABCD":
+            units.append([{**side(won, held, held, [], [], []), "seed": s},
+                          {**side(1 - won, deck=opp), "seed": s}])
+    (seeded,) = card_table(units, samples=2000, decks={"mine"}, say=lambda m: None)
+    (alone,) = card_table([[{k: v for k, v in x.items() if k != "seed"} for x in u]
+                           for u in units], samples=2000, decks={"mine"}, say=lambda m: None)
+    assert seeded["iwd"] == alone["iwd"]
+    assert seeded["iwd_se"] / alone["iwd_se"] == pytest.approx(2, rel=0.1)
 
 
 def test_the_report_greys_thin_rates_and_writes_every_table(tmp_path):
@@ -206,7 +228,8 @@ def test_card_logs_of_a_small_heuristic_run_are_consistent():
                               seed, None, "decks")):
             own_turns = (rec["turns"] + 1) // 2
             for s in rec["sides"]:
-                deck = "ember-rush" if s["deck"] == "ember-rush" else "stone-bastion"
+                deck = s["deck"]
+                assert s["seed"] == seed
                 assert len(s["mulliganed"]) in (0, 5) and set(s["mulliganed"]) <= ids[deck]
                 assert len(s["opening"]) == 5 and set(s["opening"]) <= set(s["in_hand"])
                 assert len(s["played_turns"]) == len(s["played"])
