@@ -372,7 +372,8 @@ def _table(head, body) -> str:
 
 
 def _label(r) -> str:
-    return f"<td>{html.escape(r['deck'])}</td><td>{html.escape(r['name'])}</td>"
+    return (f"<td>{html.escape(r['deck'])}</td>"
+            f"<td style=\"text-align:left\">{html.escape(r['name'])}</td>")
 
 
 SHOWN = ("in_hand", "opening", "drawn", "mulliganed", "played", "not_in_hand")
@@ -393,7 +394,9 @@ def cards_html(rows, limit: int = 40, top: int = 10, min_games: int = MIN_GAMES)
         if r.get("iwd_low") is not None:
             iwd += f" [{r['iwd_low']:+.3f}, {r['iwd_high']:+.3f}]"
         cells.append(f"<td{_GREY if few else ''}>{html.escape(iwd)}</td>")
-        cells.append(_cell(r["iwd_q"], None, few))
+        q = r["iwd_q"]
+        q = "" if q is None else "<0.001" if q < 0.001 else f"{q:.3f}"
+        cells.append(f"<td{_GREY if few else ''}>{html.escape(q)}</td>")
         cells.append(f"<td>{'yes' if r['iwd_significant'] else ''}</td>")
         main.append("<tr>" + "".join(cells) + "</tr>")
     head = (["deck", "card"] + [f"{MEASURE_NAMES[m]} win (games)" for m in SHOWN]
