@@ -26,10 +26,10 @@ rate by the deck's own turn on which it first played the card (``by_turn``,
 Intervals are 95% percentile intervals of a bootstrap over the run's seeds: a duplicate
 deal's two games, in which a deck draws the same cards twice, and every pairing played on
 the same seed, in which a deck draws the same cards against each opponent it meets in the
-same seat, are resampled together, since they are correlated.  Every rate comes with its number of games; one resting on
-fewer than ``min_games`` games is still given but flagged (``*_few``: the report greys
-it): a card some leader fetches into hand nearly every game has no "not drawn" games to
-compare with, and its IWD would be noise.
+same seat, are resampled together, since they are correlated.  Every rate comes with its
+number of games; one resting on fewer than ``min_games`` games is still given but flagged
+(``*_few``: the report greys it): a card some leader fetches into hand nearly every game
+has no "not drawn" games to compare with, and its IWD would be noise.
 
 Reading thirty IWDs at once, some interval will miss zero by chance.  Each IWD with enough
 games on both sides gets a two-sided p-value for "IWD = 0" from its bootstrap standard
@@ -129,11 +129,12 @@ def card_table(units, samples: int = 1000, seed: int = 0, decks=None, names=None
     ``*_low``/``*_high`` (bootstrap) and ``*_few`` (fewer than ``min_games`` games: read
     with care); ``mulliganed_games`` is None where no side recorded mulligans.  ``iwd``
     (None unless both of its rates exist), its interval, ``iwd_se`` (bootstrap),
-    ``iwd_few``, ``iwd_p``/``iwd_q``/``iwd_significant`` (the Benjamini-Hochberg family:
-    every IWD not flagged few; None outside it).  ``by_opponent``: the rates and IWD per
-    opposing deck; ``by_turn``: per ``TURN_BUCKETS`` bucket the games in which the deck
-    first played the card on such a turn and its win rate there (empty where no side
-    recorded turns).  ``say`` is told once when the results predate some field.  Sorted:
+    ``iwd_few``, ``iwd_p`` (None where the bootstrap does not vary), ``iwd_q`` and
+    ``iwd_significant`` (``mark_significant``: None outside its family).  ``by_opponent``:
+    the rates and IWD per opposing deck; ``by_turn``: per ``TURN_BUCKETS`` bucket the
+    games in which the deck first played the card on such a turn and its win rate there
+    (empty where no side recorded turns).  The bootstrap draws a seed's units together
+    (``_weights``).  ``say`` is told once when the results predate some field.  Sorted:
     IWDs with enough games best first, then the flagged, then the cards without one."""
     sides = [(u, s, o) for u, unit in enumerate(units) for s, o in zip(unit, _opponents(unit))
              if decks is None or s["deck"] in decks]
