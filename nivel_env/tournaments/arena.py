@@ -26,19 +26,28 @@ class GameResult:
 
 class CardLog:
     """Which cards each seat had in hand and played in one game, by card id, for card
-    analytics (``agents.card_stats``): ``opening[p]`` the hand once p's mulligan is done
-    (5.1.6; the first player does not draw on turn 1, 6.3.1.1, so nothing else is in it
-    yet), ``in_hand[p]`` every card instance in p's hand at some point from then on
-    (drawn, searched or returned; cards sent back by a mulligan are not; ``sides()`` gives
-    card ids), ``played[p]`` the cards p played (units, items, skills) in order.  ``update`` after each action reads the hands and the
-    events since the last call."""
+    analytics (``tournaments.card_stats``): ``opening[p]`` the hand once p's mulligan is
+    done (5.1.6; the first player does not draw on turn 1, 6.3.1.1, so nothing else is in
+    it yet), ``mulliganed[p]`` the five cards p's mulligan sent back into the deck (5.1.6.1;
+    empty when p kept; the reshuffle may deal some of them again), ``in_hand[p]`` every
+    card instance in p's hand at some point from then on (drawn, searched or returned;
+    cards sent back by a mulligan are not; ``sides()`` gives card ids), ``played[p]`` the
+    cards p played (units, items, skills) in order, and ``played_turns[p]`` beside it the
+    seat's own turn number when it played each (its first turn is 1: the turns of 6.1
+    that p was turn player of, counted from the log's ``turn`` events; a card is played
+    only in its owner's main phase, 6.4.1.1).  ``update`` after each action reads the
+    hands and the events since the last call."""
 
     PLAY_EVENTS = ("play", "equip", "skill")
 
     def __init__(self, g):
         self.opening: list = [None, None]
+        self.mulliganed: list = [[], []]
         self.in_hand: list = [set(), set()]
         self.played: list = [[], []]
+        self.played_turns: list = [[], []]
+        self._dealt: list = [[], []]     # each seat's hand before its mulligan (5.1.6)
+        self._turns = [0, 0]             # turns each seat has begun (6.1)
         self._seen = 0
         if not g.cfg.mulligan:
             self.opening = [self._ids(g, g.hand[0]), self._ids(g, g.hand[1])]
@@ -51,20 +60,30 @@ class CardLog:
     def update(self, g) -> None:
         log = g.log
         for e in log[self._seen:]:
-            if e.kind == "mulligan":
+            kind = e.kind
+            if kind == "mulligan":
+                if e.redraw:             # 5.1.6.1: the hand dealt before this action went back
+                    self.mulliganed[e.player] = sorted(self._ids(g, self._dealt[e.player]))
                 self.opening[e.player] = self._ids(g, g.hand[e.player])
-            elif e.kind in self.PLAY_EVENTS:
+            elif kind == "turn":
+                self._turns[e.player] += 1
+            elif kind in self.PLAY_EVENTS:
                 self.played[e.player].append(e.card)
+                self.played_turns[e.player].append(self._turns[e.player])
         self._seen = len(log)
         for p in (0, 1):                 # instance ids here; card ids once, in sides()
             if self.opening[p] is not None:
                 self.in_hand[p].update(g.hand[p])
+            else:
+                self._dealt[p] = list(g.hand[p])
         self._g = g
 
     def sides(self) -> list[dict]:
         return [{"opening": sorted(self.opening[p] or []),
+                 "mulliganed": list(self.mulliganed[p]),
                  "in_hand": sorted(set(self._ids(self._g, self.in_hand[p]))),
-                 "played": list(self.played[p])} for p in (0, 1)]
+                 "played": list(self.played[p]),
+                 "played_turns": list(self.played_turns[p])} for p in (0, 1)]
 
 
 def play_game(deck_0, deck_1, seed: int, agents, config: RuleConfig | None = None,

@@ -226,17 +226,17 @@ def _deck_html(out: Path, kind: str, report, cards, all_games) -> Path:
         f"{report['mean_turns']} turns and {report['mean_decisions']} decisions a game.</p>"
         + R.image_html(lengths, "game lengths"))))
     if cards:
+        from .card_stats import ALPHA, MIN_GAMES, cards_html
         sections.append(("Cards", (
             "<p class='note'>Per deck and card: win rate in games it was in hand (GIH), in "
-            "the opening hand, played, never in hand, and the improvement when drawn "
-            "(IWD = GIH - never in hand) with a 95% bootstrap interval; correlation, not "
-            "cause. All rows in cards.csv.</p>"
-            + R.image_html(out / "cards.png", "card impact") + R.table_html(
-                cards, [("deck", "deck"), ("name", "card"), ("in_hand_games", "GIH games"),
-                        ("in_hand_win", "GIH win"), ("opening_win", "opening win"),
-                        ("played_win", "played win"), ("not_in_hand_win", "not drawn win"),
-                        ("iwd", "IWD"), ("iwd_low", "low"), ("iwd_high", "high")],
-                limit=40))))
+            "the opening hand, reached the hand only later (drawn later), sent back by the "
+            "mulligan, played, never in hand, and the improvement when drawn (IWD = GIH - "
+            "never in hand) with a 95% bootstrap interval; correlation, not cause. Games "
+            f"in brackets; grey: fewer than {MIN_GAMES} games, too few to read. q: the "
+            "IWD's p-value adjusted by Benjamini-Hochberg over every IWD not greyed; "
+            f"significant: q < {ALPHA}. All rows in cards.csv, cards_by_opponent.csv and "
+            "cards_by_turn.csv.</p>"
+            + R.image_html(out / "cards.png", "card impact") + cards_html(cards))))
     return R.write_html(out / "report.html", f"Nivel Arena {kind}: {report['pilot']}",
                         sections)
 

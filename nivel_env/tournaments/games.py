@@ -162,15 +162,16 @@ def play_pair(task):
 
 def _record(seed, swap: bool, r, think: dict, sides, cards) -> dict:
     """One game's result from the task's first side (``sides[0]``, in seat 0 unless
-    ``swap``); with ``cards`` (``CardLog.sides()``) also each seat's deck, points and cards."""
+    ``swap``); with ``cards`` (``CardLog.sides()``) also each seat's deck, points, seed (the
+    card analytics resample a seed's games together) and cards."""
     side = 1 if swap else 0
     rec = {"seed": seed, "swap": swap, "points": (r.returns[side] + 1) / 2,
            "first_player_won": r.returns[r.first] > 0, "draw": r.returns == (0, 0),
            "turns": r.turns, "decisions": r.decisions, "think_seconds": think}
     if cards is not None:
         seat_decks = sides[::-1] if swap else sides
-        rec["sides"] = [{"deck": seat_decks[p], "points": (r.returns[p] + 1) / 2, **cards[p]}
-                        for p in (0, 1)]
+        rec["sides"] = [{"deck": seat_decks[p], "points": (r.returns[p] + 1) / 2,
+                         "seed": seed, **cards[p]} for p in (0, 1)]
     return rec
 
 

@@ -137,10 +137,12 @@ def test_card_table_by_hand(tmp_path):
     # best first, the interval around the estimate
     assert [r["card"] for r in card_table(units, samples=50, decks={"mine"},
                                           min_games=1)] == ["x", "y"]
-    # below the minimum sample, rates and the IWD stay empty; the counts remain
+    # below the minimum sample the rates and the IWD are still given, flagged as few (the
+    # report greys them) and left out of the multiple-testing family
     thin = {r["card"]: r for r in card_table(units, samples=50, decks={"mine"}, min_games=3)}
-    assert thin["x"]["iwd"] is None and thin["x"]["in_hand_games"] == 2
-    assert thin["x"]["in_hand_win"] is None and thin["x"]["iwd_low"] is None
+    assert thin["x"]["iwd"] == 0.75 and thin["x"]["in_hand_games"] == 2
+    assert thin["x"]["in_hand_win"] == 1.0 and thin["x"]["in_hand_few"]
+    assert thin["x"]["iwd_few"] and thin["x"]["iwd_q"] is None
     assert x["iwd_low"] <= x["iwd"] <= x["iwd_high"]
     files = write_card_report(list(rows.values()), tmp_path)
     assert all(f.stat().st_size > 0 for f in files)
