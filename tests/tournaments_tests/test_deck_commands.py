@@ -28,6 +28,10 @@ def test_decks_writes_the_full_report(tmp_path, capsys):
     assert r["pilot"] == "casual" and r["games"] == 3 * 2 * 2
     mg = r["metagame"]
     assert abs(sum(x["weight"] for x in mg["equilibrium"]) - 1) < 1e-6
+    assert mg["bootstrap_samples"] == 50 and all(
+        x["weight_low"] <= x["weight"] <= x["weight_high"] and 0 <= x["support_freq"] <= 1
+        for x in mg["equilibrium"])
+    assert "only 4 games: about" in out                   # every cell is a small sample
     assert mg["exploitability_uniform"] >= -1e-9
     cards = json.loads((tmp_path / "cards.json").read_text())
     assert {c["deck"] for c in cards} == {"Ember Rush", "Stone Bastion", "Tide Scholars"}
@@ -59,6 +63,9 @@ def test_compare_runs_the_sprt_in_batches(tmp_path, capsys):
     assert r["status"] in (None, "H0", "H1") and r["history"][-1]["games"] == 16
     out = capsys.readouterr().out
     assert "LLR" in out and "Elo Ember Rush - Stone Bastion" in out
+    page = (tmp_path / "compare.html").read_text()
+    assert "Comparisons in this folder (1, newest first)" in page and "Ember Rush" in page
+    assert len((tmp_path / "history.jsonl").read_text().splitlines()) == 1
 
 
 @pytest.mark.parametrize("argv, fault", [
