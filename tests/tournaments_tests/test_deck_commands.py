@@ -158,6 +158,25 @@ def test_deal_swap_reshuffles_and_is_reported(tmp_path):
     assert r["deal"] == "swap" and r["play"].startswith("seat swap")
 
 
+def test_the_default_deal_is_the_swap_and_old_mirror_results_still_read(tmp_path):
+    # swap measures with less noise (benchmarks/deck_deals.py; docs/decks.md), so it is
+    # the default; a results file an earlier mirror run wrote is analysed as mirror
+    evaluate.main(["decks", "--decks", "ember-rush", "stone-bastion", "--games", "2",
+                   "--pilot", "heuristic", "--out", str(tmp_path / "new"), *SMALL])
+    new = json.loads((tmp_path / "new" / "decks.json").read_text())
+    assert new["deal"] == "swap" and new["play"].startswith("seat swap")
+    evaluate.main(["decks", "--decks", "ember-rush", "stone-bastion", "--games", "2",
+                   "--pilot", "heuristic", "--deal", "mirror", "--out", str(tmp_path / "old"),
+                   *SMALL])
+    raw = tmp_path / "old" / "results.jsonl"
+    assert json.loads(raw.read_text().splitlines()[0])["deal"] == "mirror"
+    evaluate.main(["decks", "--from", str(raw), "--out", str(tmp_path / "again")])
+    again = json.loads((tmp_path / "again" / "decks.json").read_text())
+    assert again["deal"] == "mirror" and again["play"].startswith("duplicate deal")
+    assert again["matrix"] == json.loads((tmp_path / "old" / "decks.json").read_text())[
+        "matrix"]
+
+
 def test_policy_pilot_results_do_not_depend_on_workers(tmp_path):
     pytest.importorskip("torch")
     reps = []
