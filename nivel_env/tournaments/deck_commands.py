@@ -208,10 +208,10 @@ def _deck_html(out: Path, kind: str, report, cards, all_games) -> Path:
         sections.append(("Ratings", R.image_html(rp, "ratings") + R.table_html(
             report["ratings"], [("name", "deck"), ("rating", "rating"), ("low", "low"),
                                 ("high", "high"), ("games", "games"),
-                                ("note", "few games?")])))
+                                ("note", "small sample")])))
     sections.append(("Overall score", R.table_html(
         report["overall"], [("deck", "deck"), ("games", "games"), ("score", "score"),
-                            ("low", "low"), ("high", "high"), ("note", "few games?")])))
+                            ("low", "low"), ("high", "high"), ("note", "small sample")])))
     if report["metagame"]:
         mg = report["metagame"]
         boot = mg.get("bootstrap_samples")

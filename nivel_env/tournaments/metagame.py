@@ -116,15 +116,16 @@ def metagame(matrix, names, per_pair: dict | None = None, samples: int = 0,
     x = nash(m)
     k = len(m)
     pay, pay_uniform = payoffs(m, x), payoffs(m, np.full(k, 1 / k))
-    order = np.argsort(-x, kind="stable")
-    rows = [{"deck": names[i], "weight": round(float(x[i]), 4),
-             "payoff": round(float(pay[i]), 4),
-             "payoff_vs_uniform": round(float(pay_uniform[i]), 4)} for i in order]
-    boot = {}
+    boot, freq = {}, np.zeros(k)
     if per_pair is not None and samples > 0:
         w = bootstrap_nash(per_pair, k, samples, seed)
         lo, hi = np.percentile(w, [2.5, 97.5], axis=0)
         freq = (w > 0).mean(axis=0)
+    order = np.lexsort((-freq, -x))            # by weight, then by support frequency
+    rows = [{"deck": names[i], "weight": round(float(x[i]), 4),
+             "payoff": round(float(pay[i]), 4),
+             "payoff_vs_uniform": round(float(pay_uniform[i]), 4)} for i in order]
+    if per_pair is not None and samples > 0:
         for r, i in zip(rows, order):
             r.update(weight_low=round(float(lo[i]), 4), weight_high=round(float(hi[i]), 4),
                      support_freq=round(float(freq[i]), 4))
