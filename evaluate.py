@@ -2,10 +2,10 @@
 
 Every seed is played twice.  Between agents this is duplicate play: the same deal (decks,
 shuffles, first player) with the agents exchanged, so the luck of the deal cancels and an
-agent against itself scores exactly 0.5.  Between decks it is the duplicate deal for
-decks: the decks exchange seats under the same agent and each deck draws the same cards
-in both games, the deck that went first going second.  Intervals treat each seed's two
-games as one unit (they are correlated).
+agent against itself scores exactly 0.5.  Between decks the decks exchange seats under
+the same agent on the same seed, the deck that went first going second (``--deal mirror``
+also gives each deck the same cards in both games; docs/decks.md says why it is not the
+default).  Intervals treat each seed's two games as one unit (they are correlated).
 Games run on all cores; results depend only on --seed (each game's agents are seeded from
 the game's seed and their seat, not from the worker).
 
@@ -115,10 +115,11 @@ def main(argv=None, runner=None) -> int:
                        help=f"the agent in both seats: any agent name, level, search spec "
                             f"or policy file (default: {PILOT}, or {PILOT_FALLBACK} "
                             f"without torch)")
-    pilot.add_argument("--deal", choices=("mirror", "swap"), default="mirror",
-                       help="how a seed's two games pair up: mirror (each deck the same "
-                            "cards twice, the first player exchanged) or swap (decks "
-                            "exchange seats, reshuffled); docs/decks.md compares them")
+    pilot.add_argument("--deal", choices=("mirror", "swap"), default="swap",
+                       help="how a seed's two games pair up: swap (the default: decks "
+                            "exchange seats, reshuffled, the first player exchanged) or "
+                            "mirror (each deck the same cards twice); swap measures with "
+                            "less noise (docs/decks.md, Duplicate deals)")
     d = sub.add_parser("decks", parents=[common, pilot], help="every deck pair under one "
                                                               "pilot")
     d.add_argument("--decks", nargs="+", help="deck names or files (default: all bundled)")

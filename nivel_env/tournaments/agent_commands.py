@@ -12,8 +12,8 @@ from pathlib import Path
 
 from .games import cached_agent, think_time_report
 from .runner import Runner, run_tasks
-from .tables import (print_report, rating_table, score_matrix, se_ratio, unique_labels,
-                     write_tables)
+from .tables import (interval_arrays, print_report, rating_table, score_matrix, se_ratio,
+                     unique_labels, write_tables)
 
 
 def agents_tournament(args, runner: Runner) -> dict:
@@ -61,8 +61,9 @@ def agents_tournament(args, runner: Runner) -> dict:
                                                           else "mean = 0"),
               "think_time": think_time_report(res),
               "matrix": rows}
+    low, high = interval_arrays(labels, rows)
     files = write_tables(Path(args.out), "agents", rows, report, m, labels,
-                         "Agent tournament: row's score vs column")
+                         "Agent tournament: row's score vs column", low, high)
     print_report(report, labels, m, files)
     return report
 

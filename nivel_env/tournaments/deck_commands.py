@@ -21,10 +21,10 @@ from .deck_history import run_record
 from .deck_results import (NAME as RESULTS, ResultsFileError, ResultsWriter, read_results,
                            results_kind)
 from .games import BLOCK, cached_agent, cached_deck, play_block
-from .ratings import paired_score, wilson
+from .ratings import few_games, paired_score, wilson
 from .runner import Runner, run_tasks
-from .tables import (print_report, rating_table, score_matrix, se_ratio, unique_labels,
-                     write_tables)
+from .tables import (SHADING, player_units, print_report, rating_table, score_matrix, se_ratio,
+                     unique_labels, write_tables)
 
 # the strongest pilot that keeps a full bundled deck benchmark within about 10 minutes on
 # 2 cores (docs/decks.md has the measurement); without torch, the heuristic
@@ -125,13 +125,13 @@ def _deck_report(args, kind: str, decks, per_pair, units, all_games, field=None,
     lo, hi = wilson(fp, len(decided))
     overall = []
     for i, name in enumerate(labels):
-        pts = [p for (a, b), v in per_pair.items() for p in
-               (v if a == i else [2 - q for q in v] if b == i else [])]
+        pts = player_units(per_pair, i)
         if not pts:
             continue
         st = paired_score(pts)
         overall.append({"deck": name, "games": 2 * len(pts), "score": round(st["score"], 4),
-                        "low": round(st["low"], 4), "high": round(st["high"], 4)})
+                        "low": round(st["low"], 4), "high": round(st["high"], 4),
+                        "note": few_games(st["score"], 2 * len(pts), st["low"], st["high"])})
     complete = all((i, j) in per_pair or (j, i) in per_pair
                    for i, j in combinations(range(len(decks)), 2))
     ratings = (rating_table(labels, per_pair, args.seed, args.bootstrap, field)
@@ -162,7 +162,8 @@ def _deck_report(args, kind: str, decks, per_pair, units, all_games, field=None,
               "draws": n - len(decided),
               "mean_turns": round(float(np.mean([x["turns"] for x in all_games])), 2),
               "mean_decisions": round(float(np.mean([x["decisions"] for x in all_games])), 1),
-              "metagame": metagame(m, labels) if complete else None,
+              "metagame": (metagame(m, labels, per_pair, args.bootstrap, args.seed)
+                           if complete else None),
               "matrix": rows}
     if mine is not None:
         report["deck"] = labels[mine]
@@ -198,26 +199,39 @@ def _deck_html(out: Path, kind: str, report, cards, all_games) -> Path:
         f"independent games. "
         f"Command: <code>{report['command']}</code></p>"))]
     sections.append(("Score matrix", R.image_html(out / f"{kind}_heatmap.png",
-                                                   "score matrix")))
+                                                   "score matrix")
+                     + f"<p class='note'>Row's score against column, by rating; {SHADING}. "
+                       f"A pair's note in {kind}_matrix.csv says how many more games would "
+                       f"settle it.</p>"))
     if report["ratings"]:
         rp = R.ratings_plot(report["ratings"], out / f"{kind}_ratings.png",
                             report["rating_scale"])
         sections.append(("Ratings", R.image_html(rp, "ratings") + R.table_html(
             report["ratings"], [("name", "deck"), ("rating", "rating"), ("low", "low"),
-                                ("high", "high")])))
+                                ("high", "high"), ("games", "games"),
+                                ("note", "small sample")])))
     sections.append(("Overall score", R.table_html(
         report["overall"], [("deck", "deck"), ("games", "games"), ("score", "score"),
-                            ("low", "low"), ("high", "high")])))
+                            ("low", "low"), ("high", "high"), ("note", "small sample")])))
     if report["metagame"]:
         mg = report["metagame"]
+        boot = mg.get("bootstrap_samples")
         sections.append(("Metagame (Nash equilibrium of the matrix)", (
             f"<p class='note'>The mix of decks a field of strong players drifts to: no deck "
             f"scores above 0.5 against it. Support: {', '.join(mg['support'])}. The uniform "
             f"field is exploitable by {mg['exploitability_uniform']:.3f} (best response: "
-            f"{mg['best_response_to_uniform']}).</p>" + R.table_html(
-                mg["equilibrium"], [("deck", "deck"), ("weight", "weight"),
-                                    ("payoff", "score vs equilibrium"),
-                                    ("payoff_vs_uniform", "score vs uniform field")]))))
+            f"{mg['best_response_to_uniform']}).</p>"
+            + (f"<p class='note'>The matrix is measured, so the equilibrium is uncertain: "
+               f"each pair's deals were resampled {boot:,} times (the ratings' resamples) "
+               f"and the equilibrium solved on each. Low and high: each weight's 95% "
+               f"interval; in support: the share of resamples that gave the deck a "
+               f"weight.</p>" if boot else "")
+            + R.table_html(
+                mg["equilibrium"], [("deck", "deck"), ("weight", "weight")]
+                + ([("weight_low", "low"), ("weight_high", "high"),
+                    ("support_freq", "in support")] if boot else [])
+                + [("payoff", "score vs equilibrium"),
+                   ("payoff_vs_uniform", "score vs uniform field")]))))
     f = report["first_player_win_rate"]
     lengths = R.lengths_plot([g["turns"] for g in all_games], out / f"{kind}_lengths.png")
     sections.append(("First player and game length", (
@@ -454,17 +468,26 @@ def compare(args, runner: Runner) -> dict:
     finally:
         if pool is not None:
             pool.shutdown()
+    from .compare_report import write_compare_report
+    from .sprt import elo_to_score
     report = {"command": "python evaluate.py " + " ".join(args.argv),
               "ran_on": runner.info(), "kind": "compare",
               **report}
     report.update(deck_specs=[a, b], **run_record([a, b] + field))   # deck_history reads
+    if report["history"]:          # the Elo difference as A's expected score against B
+        last = report["history"][-1]
+        report["note"] = few_games(elo_to_score(last["elo_diff"]), report["games"],
+                                   elo_to_score(last["low"]), elo_to_score(last["high"]))
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "compare.json").write_text(json.dumps(report, indent=2))
+    files = [out / "compare.json"] + write_compare_report(out, report)
     saved = (f"; a fixed-size test with the same error rates needs about "
              f"{report['fixed_test_games']:,} games" if report["fixed_test_games"] else "")
-    print(f"\n{report['verdict']}: {report['games']:,} games{saved}\n"
-          f"wrote {out / 'compare.json'}")
+    note = (f"\nthe Elo difference itself: {report['note']} (its interval read as A's "
+            f"score against B)" if report.get("note") else "")
+    print(f"\n{report['verdict']}: {report['games']:,} games{saved}{note}\n"
+          f"wrote " + ", ".join(str(f) for f in files))
     return report
 
 

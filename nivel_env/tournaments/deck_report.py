@@ -1,10 +1,11 @@
 """The deck benchmark's report: plots and one self-contained HTML page.
 
 A person should rather look at the report than read the JSON: the score matrix as a
-heatmap sorted by rating (``tables.heatmap``, each cell with its interval), the
-ratings with error bars, the metagame, the first-player advantage, how long games last
-and the card analytics -- PNGs written beside the CSV and JSON, and ``report.html``
-embedding them (no files to carry along, no scripts, opens anywhere).
+heatmap sorted by rating (``tables.heatmap``, each cell with its interval, grey where
+that holds 0.5), the ratings with error bars, the metagame with its bootstrap intervals,
+the first-player advantage, how long games last and the card analytics -- PNGs
+written beside the CSV and JSON, and ``report.html`` embedding them (no files to carry
+along, no scripts, opens anywhere).
 """
 from __future__ import annotations
 

@@ -14,6 +14,12 @@ probability vector.  It can have many solutions; the program returns one, and ``
 then takes, among mixes of the same value, the one closest to uniform (a second program
 that maximises the smallest weight over the same support), so that equally good decks
 share the weight instead of one standing in for the rest.
+
+The matrix is measured, each cell with its noise, so the equilibrium is uncertain too: a
+deck at weight 0 may be one lucky cell away from the support.  ``bootstrap_nash``
+resamples each pair's units (the same draws the ratings' bootstrap makes,
+``ratings.resampled_units``), solves each resampled matrix, and gives each deck's weight
+a 95% percentile interval and the share of resamples in which it is in the support.
 """
 from __future__ import annotations
 
@@ -84,24 +90,57 @@ def exploitability(matrix, mix) -> float:
     return float(payoffs(matrix, mix).max() - 0.5)
 
 
-def metagame(matrix, names) -> dict:
+def bootstrap_nash(per_pair: dict, k: int, samples: int = 1000, seed: int = 0,
+                   games_per_unit: int = 2) -> np.ndarray:
+    """Equilibria of resampled matrices, one row of ``k`` weights per sample:
+    ``per_pair[(i, j)]`` holds i's points against j per unit of ``games_per_unit``
+    games (a duplicate deal: 0..2), every pair of the ``k`` decks present."""
+    from .ratings import resampled_units
+    out = np.empty((samples, k))
+    for b, sample in enumerate(resampled_units(per_pair, samples, seed)):
+        m = np.full((k, k), np.nan)
+        for i, j, pts in sample:
+            m[i, j] = pts.mean() / games_per_unit
+            m[j, i] = 1 - m[i, j]
+        out[b] = nash(m)
+    return out
+
+
+def metagame(matrix, names, per_pair: dict | None = None, samples: int = 0,
+             seed: int = 0) -> dict:
     """The equilibrium, each deck's payoff against it, and the exploitability of the
-    equilibrium (about 0) and of the uniform field, as a report section."""
+    equilibrium (about 0) and of the uniform field, as a report section.  With
+    ``per_pair`` (the matrix's units, as ``bootstrap_nash`` takes them) and ``samples``,
+    each deck's weight gets a bootstrap 95% interval and its support frequency."""
     m = _check(matrix)
     x = nash(m)
     k = len(m)
     pay, pay_uniform = payoffs(m, x), payoffs(m, np.full(k, 1 / k))
-    order = np.argsort(-x, kind="stable")
+    boot, freq = {}, np.zeros(k)
+    if per_pair is not None and samples > 0:
+        w = bootstrap_nash(per_pair, k, samples, seed)
+        lo, hi = np.percentile(w, [2.5, 97.5], axis=0)
+        freq = (w > 0).mean(axis=0)
+    order = np.lexsort((-freq, -x))            # by weight, then by support frequency
+    rows = [{"deck": names[i], "weight": round(float(x[i]), 4),
+             "payoff": round(float(pay[i]), 4),
+             "payoff_vs_uniform": round(float(pay_uniform[i]), 4)} for i in order]
+    if per_pair is not None and samples > 0:
+        for r, i in zip(rows, order):
+            r.update(weight_low=round(float(lo[i]), 4), weight_high=round(float(hi[i]), 4),
+                     support_freq=round(float(freq[i]), 4))
+        # every deck that any resample put in the support, most often first
+        boot = {"bootstrap_samples": samples,
+                "support_sometimes": [names[i] for i in np.argsort(-freq, kind="stable")
+                                      if 0 < freq[i]]}
     return {
-        "equilibrium": [{"deck": names[i], "weight": round(float(x[i]), 4),
-                         "payoff": round(float(pay[i]), 4),
-                         "payoff_vs_uniform": round(float(pay_uniform[i]), 4)}
-                        for i in order],
+        "equilibrium": rows,
         "support": [names[i] for i in order if x[i] > 0],
+        **boot,
         "exploitability_equilibrium": round(exploitability(m, x), 4),
         "exploitability_uniform": round(exploitability(m, np.full(k, 1 / k)), 4),
         "best_response_to_uniform": names[int(np.argmax(pay_uniform))],
     }
 
 
-__all__ = ["nash", "payoffs", "exploitability", "metagame"]
+__all__ = ["nash", "bootstrap_nash", "payoffs", "exploitability", "metagame"]

@@ -28,6 +28,10 @@ def test_decks_writes_the_full_report(tmp_path, capsys):
     assert r["pilot"] == "casual" and r["games"] == 3 * 2 * 2
     mg = r["metagame"]
     assert abs(sum(x["weight"] for x in mg["equilibrium"]) - 1) < 1e-6
+    assert mg["bootstrap_samples"] == 50 and all(
+        x["weight_low"] <= x["weight"] <= x["weight_high"] and 0 <= x["support_freq"] <= 1
+        for x in mg["equilibrium"])
+    assert "only 4 games: about" in out                   # every cell is a small sample
     assert mg["exploitability_uniform"] >= -1e-9
     cards = json.loads((tmp_path / "cards.json").read_text())
     assert {c["deck"] for c in cards} == {"Ember Rush", "Stone Bastion", "Tide Scholars"}
@@ -59,6 +63,9 @@ def test_compare_runs_the_sprt_in_batches(tmp_path, capsys):
     assert r["status"] in (None, "H0", "H1") and r["history"][-1]["games"] == 16
     out = capsys.readouterr().out
     assert "LLR" in out and "Elo Ember Rush - Stone Bastion" in out
+    page = (tmp_path / "compare.html").read_text()
+    assert "Comparisons in this folder (1, newest first)" in page and "Ember Rush" in page
+    assert len((tmp_path / "history.jsonl").read_text().splitlines()) == 1
 
 
 @pytest.mark.parametrize("argv, fault", [
@@ -149,6 +156,25 @@ def test_deal_swap_reshuffles_and_is_reported(tmp_path):
                    "--pilot", "heuristic", "--deal", "swap", "--out", str(tmp_path), *SMALL])
     r = json.loads((tmp_path / "decks.json").read_text())
     assert r["deal"] == "swap" and r["play"].startswith("seat swap")
+
+
+def test_the_default_deal_is_the_swap_and_old_mirror_results_still_read(tmp_path):
+    # swap measures with less noise (benchmarks/deck_deals.py; docs/decks.md), so it is
+    # the default; a results file an earlier mirror run wrote is analysed as mirror
+    evaluate.main(["decks", "--decks", "ember-rush", "stone-bastion", "--games", "2",
+                   "--pilot", "heuristic", "--out", str(tmp_path / "new"), *SMALL])
+    new = json.loads((tmp_path / "new" / "decks.json").read_text())
+    assert new["deal"] == "swap" and new["play"].startswith("seat swap")
+    evaluate.main(["decks", "--decks", "ember-rush", "stone-bastion", "--games", "2",
+                   "--pilot", "heuristic", "--deal", "mirror", "--out", str(tmp_path / "old"),
+                   *SMALL])
+    raw = tmp_path / "old" / "results.jsonl"
+    assert json.loads(raw.read_text().splitlines()[0])["deal"] == "mirror"
+    evaluate.main(["decks", "--from", str(raw), "--out", str(tmp_path / "again")])
+    again = json.loads((tmp_path / "again" / "decks.json").read_text())
+    assert again["deal"] == "mirror" and again["play"].startswith("duplicate deal")
+    assert again["matrix"] == json.loads((tmp_path / "old" / "decks.json").read_text())[
+        "matrix"]
 
 
 def test_policy_pilot_results_do_not_depend_on_workers(tmp_path):
