@@ -34,7 +34,11 @@ def history_entry(report: dict) -> dict:
             "status": report["status"], "verdict": report["verdict"],
             "games": report["games"], "llr": last.get("llr"),
             "elo_diff": last.get("elo_diff"), "low": last.get("low"),
-            "high": last.get("high"), "command": report.get("command")}
+            "high": last.get("high"), "command": report.get("command"),
+            # what `evaluate.py history` reads: every comparison in the folder, not only
+            # the last compare.json
+            "time": report.get("time"), "deck_specs": report.get("deck_specs"),
+            "deck_contents": report.get("deck_contents")}
 
 
 def append_history(out: Path, report: dict) -> Path:

@@ -3,7 +3,8 @@
 A designer edits a deck and benchmarks it again and again; the outputs of those runs
 already sit in folders (``results/...``).  So the runs record the deck's content (leader
 and card counts, ``deck_content``) and when they ran, and this module reads them back:
-every ``results*.jsonl`` of ``decks``/``gauntlet`` runs, ``compare.json``, ``tune.json``
+every ``results*.jsonl`` of ``decks``/``gauntlet`` runs, each comparison of a ``compare``
+folder (its ``history.jsonl``; ``compare.json`` holds the last), ``tune.json``
 and ``cards_value.json`` under a folder.  A run is the deck's when one of its decks is
 the same file, or has the deck's name (its ``name:`` line).  Versions are a short hash of
 the content, so the table says which cards changed between consecutive versions; a run
@@ -239,14 +240,32 @@ READERS = {"compare.json": _from_compare, "tune.json": _from_tune,
            "cards_value.json": _from_card_values}
 
 
+def _from_compare_history(path: Path, target: Target) -> list[dict]:
+    """Every comparison a compare folder's ``history.jsonl`` lists (compare.json holds
+    only the last one); lines from before runs recorded deck contents match by name."""
+    from .compare_report import HISTORY, read_history
+    rows = []
+    for line in read_history(path.parent):
+        data = {**line, "history": [{k: line.get(k) for k in ("elo_diff", "low", "high")}]}
+        if line.get("elo_diff") is None:
+            data["history"] = [{}]
+        rows += _from_compare(path.parent / HISTORY, data, target)
+    return rows
+
+
 def runs(folder: str | Path, target: Target) -> list[dict]:
     """Every run under ``folder`` that played the deck, oldest first."""
+    from .compare_report import HISTORY
     folder = Path(folder)
     rows: list[dict] = []
     for path in sorted(folder.rglob("results*.jsonl")):
         rows += _from_results(path, target)
+    for path in sorted(folder.rglob(HISTORY)):
+        rows += _from_compare_history(path, target)
     for name, read in READERS.items():
         for path in sorted(folder.rglob(name)):
+            if name == "compare.json" and (path.parent / HISTORY).is_file():
+                continue                       # its history.jsonl lists this run too
             try:
                 data = json.loads(path.read_text(encoding="utf-8"))
             except (OSError, ValueError) as e:

@@ -124,3 +124,32 @@ def test_a_deck_of_my_cards_by_name_reads_with_its_card_files(tmp_path, capsys):
     assert capsys.readouterr().out.splitlines()[-1] == (
         f"now: version {version(V2)} (+3 MY-01 +1 MY-02 -3 WI-01 -1 WI-02 vs the last "
         f"run's)")
+
+
+def test_every_comparison_in_a_compare_folder_is_listed(tmp_path):
+    """compare.json holds only a folder's last comparison; its history.jsonl (one line a
+    run, written by compare_report) lists each, and history reads that instead."""
+    from nivel_env.tournaments.compare_report import append_history
+    deck = tmp_path / "owl.deck"
+    deck.write_text("name: Owl Runners\nleader: LD-05\n3 MY-01\n2 WI-02\n1 MY-02\n")
+    out = tmp_path / "results" / "cmp"
+    out.mkdir(parents=True)
+    for when, content, elo in (("2026-01-01T10:00:00+00:00", V1, 10.0),
+                               ("2026-01-02T10:00:00+00:00", V2, 30.0)):
+        report = {"deck_a": "Owl Runners", "deck_b": "Gale Runners", "field": [],
+                  "pilot": "heuristic", "elo0": 0, "elo1": 10, "alpha": 0.05,
+                  "beta": 0.05, "status": "H1", "verdict": "", "games": 80,
+                  "history": [{"games": 80, "llr": 3.0, "elo_diff": elo, "low": elo - 5,
+                               "high": elo + 5}],
+                  "time": when, "deck_specs": [str(deck), "gale-runners"],
+                  "deck_contents": {str(deck): content}}
+        append_history(out, report)
+        (out / "compare.json").write_text(json.dumps({"kind": "compare", **report}))
+    lines: list[str] = []
+    assert history(str(deck), tmp_path / "results", say=lines.append) == 0
+    assert lines[0] == f"Owl Runners: 2 run(s) under {tmp_path / 'results'}"
+    rows = [[c.strip() for c in line.split("  ") if c.strip()] for line in lines[2:4]]
+    assert rows[0][3:6] == [version(V1), "first version",
+                            "Elo vs Gale Runners +10.0 [+5.0, +15.0]"]
+    assert rows[1][3:6] == [version(V2), "+3 MY-01 +1 MY-02 -3 WI-01 -1 WI-02",
+                            "Elo vs Gale Runners +30.0 [+25.0, +35.0]"]
