@@ -315,8 +315,11 @@ def card_values(deck: str, field, pilot: str, *, runner, pool=None,
                                                            min_batches)
                 st["seeds"] = list(seeds)
             done = [c for c in running if state[c]["status"]]
+            left = [state[c]["interval"] for c in running if not state[c]["status"]]
             say(f"  batch {b}: {len(seeds)} seeds, {n_games:,} games; "
                 f"{len(running) - len(done)} card(s) still running"
+                + (f" (widest +-{max((h - lo) / 2 for _, lo, h in left):.3f})"
+                   if left else "")
                 + (f"; stopped: " + ", ".join(f"{c} ({state[c]['status']})" for c in done)
                    if done else ""))
     finally:
@@ -358,7 +361,7 @@ def card_values(deck: str, field, pilot: str, *, runner, pool=None,
         rows.append(row)
     weak = None
     if weakest:
-        weak = _relative_to_weakest(rows, state, wanted)
+        weak = relative_to_weakest(rows, state, wanted)
     rows.sort(key=lambda r: (-r["value"], r["card"]))
     return {"deck": mine.name, "deck_spec": deck, "pilot": pilot, "field": list(field),
             "baseline": {"card": base.id, "name": base.name, "why": base_why},
@@ -371,10 +374,12 @@ def card_values(deck: str, field, pilot: str, *, runner, pool=None,
             "seconds": round(time.perf_counter() - t0, 1), "rows": rows}
 
 
-def _relative_to_weakest(rows, state, wanted) -> dict | None:
+def relative_to_weakest(rows, state, wanted) -> dict | None:
     """Re-express each row's value relative to the card of lowest value W: per seed
     d_X - d_W over the seeds both played (the first ones: each card's seeds are a prefix
-    of the run's), a t interval at ``LEVEL``, paired.  Rows change in place."""
+    of the run's), a t interval at ``LEVEL``, paired; ``state``: card -> {"d": per-seed
+    differences against the fixed baseline}.  Rows change in place (the fixed-baseline
+    value kept as ``value_vs_baseline``); returns W's card and name."""
     measured = [r for r in rows if r["status"] != "baseline"]
     if not measured:
         return None
@@ -528,5 +533,6 @@ def cards_command(args, runner) -> dict:
 
 __all__ = ["card_values", "cards_command", "default_baseline", "variant_deck",
            "ordered_deck_text", "write_variant", "stop_status", "t_interval",
-           "decision_looks", "seed_differences", "paired_se_ratio", "write_card_values",
+           "decision_looks", "seed_differences", "paired_se_ratio", "relative_to_weakest",
+           "write_card_values",
            "print_values", "ALPHA_FIXED", "ALPHA_DECIDE", "LEVEL"]

@@ -24,7 +24,10 @@ sys.path.insert(0, str(ROOT))
 import evaluate  # noqa: E402
 
 POOL = TEST_DATA / "card-value-pool.yaml"
-CHAMPION = str(TEST_DATA / "card-value-champion.deck")
+#: one Ash Champion among 39 Ash Recruits, and a field deck of Recruits alone (both break
+#: the copy limit, so they are ``*.unchecked.deck`` files: the engine plays them anyway)
+CHAMPION = str(TEST_DATA / "card-value-champions.unchecked.deck")
+RECRUITS = str(TEST_DATA / "card-value-recruits.unchecked.deck")
 
 
 @pytest.fixture
@@ -101,6 +104,23 @@ def test_paired_se_ratio():
     assert cv.paired_se_ratio(a, [0.0, 1.0, 0.0, 1.0]) == pytest.approx(math.sqrt(2))
 
 
+def test_weakest_reexpresses_values_paired_on_the_common_seeds():
+    state = {"A": {"d": np.array([0.2, 0.1, 0.3])}, "W": {"d": np.array([-0.1, 0.0])},
+             "B": {"d": np.zeros(0)}}
+    rows = [{"card": "A", "name": "a", "value": 0.2, "status": "precision"},
+            {"card": "W", "name": "w", "value": -0.05, "status": "precision"},
+            {"card": "B", "name": "b", "value": 0.0, "status": "baseline"}]
+    assert cv.relative_to_weakest(rows, state, ["A", "W", "B"]) == {"card": "W",
+                                                                     "name": "w"}
+    a, w, b = rows
+    # A: (0.2 - -0.1, 0.1 - 0.0) = (0.3, 0.1) on the two seeds W played
+    assert (a["value"], a["paired_seeds"], a["value_vs_baseline"]) == (0.2, 2, 0.2)
+    assert (a["low"], a["high"]) == tuple(round(x, 4) for x in
+                                          cv.t_interval([0.3, 0.1], 1 - cv.LEVEL)[1:])
+    assert (w["value"], w["low"], w["high"]) == (0.0, 0.0, 0.0)
+    assert b["value"] == 0.05                      # the baseline: 0 - W's differences
+
+
 # ----------------------------------------------------------------- variant decks
 
 def test_variant_replaces_the_last_copy_in_place_and_reads_back(tmp_path):
@@ -141,7 +161,7 @@ def test_ordered_text_keeps_interleaved_copies_in_order():
 def test_an_identical_card_is_worth_exactly_zero(value_pool, tmp_path):
     """CV-03 is CV-01 under another id: the variant plays every game move for move as the
     deck (the same position, the same shuffle), so the value is 0 with zero width."""
-    r = cv.card_values(CHAMPION, ["twilight-pact"], "heuristic", runner=Runner(1),
+    r = cv.card_values(CHAMPION, [RECRUITS], "heuristic", runner=Runner(1),
                        baseline="CV-03", cards=["CV-01"], max_seeds=8, batch=4,
                        out=tmp_path, say=lambda x: None)
     (row,) = r["rows"]
@@ -154,14 +174,15 @@ def test_a_strictly_stronger_card_ranks_above_with_a_positive_interval(value_poo
                                                                        tmp_path):
     """CV-02 is CV-01 with far more power and hit: valued against CV-01's twin, it must
     come out positive, its interval above 0, ranked above CV-01 (exactly 0)."""
-    r = cv.card_values(CHAMPION, ["twilight-pact", "stone-bastion"], "heuristic",
-                       runner=Runner(1), baseline="CV-03", cards=["CV-01", "CV-02"],
-                       precision=0.2, max_seeds=256, batch=32, out=tmp_path,
-                       say=lambda x: None)
+    r = cv.card_values(CHAMPION, [RECRUITS], "heuristic", runner=Runner(1),
+                       baseline="CV-03", cards=["CV-01", "CV-02"], precision=0.02,
+                       early=False, max_seeds=256, batch=32, out=tmp_path,
+                       say=print)
     rows = {x["card"]: x for x in r["rows"]}
     assert r["rows"][0]["card"] == "CV-02"
     assert rows["CV-02"]["value"] > 0 and rows["CV-02"]["low"] > 0
-    assert rows["CV-01"]["value"] == 0.0
+    assert rows["CV-01"]["value"] == 0.0 and rows["CV-01"]["high"] == 0.0
+    assert "copies" in rows["CV-02"]["breaks"]           # the variants are unchecked too
 
 
 def test_cards_command_end_to_end(tmp_path, capsys):
