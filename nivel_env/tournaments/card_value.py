@@ -108,9 +108,9 @@ def stop_status(d, batches: int, total_batches: int, precision: float,
                 min_batches: int = MIN_BATCHES) -> tuple[str | None, tuple]:
     """After ``batches`` batches with per-seed differences ``d``: (status, (mean, low,
     high)); status None (go on), "precision", "decided" or "max" (``total_batches``
-    reached, which stops whatever the guards say).  The interval is the one to report with that status (see the module
-    docstring); ``margin`` (default ``precision``) is how far from 0 a decided card's
-    corrected interval must lie."""
+    reached, which stops whatever the guards say).  The interval is the one to report
+    with that status (see the module docstring); ``margin`` (default ``precision``) is
+    how far from 0 a decided card's corrected interval must lie."""
     margin = precision if margin is None else margin
     fixed = t_interval(d, ALPHA_FIXED)
     if batches >= total_batches:
@@ -240,8 +240,8 @@ def card_values(deck: str, field, pilot: str, *, runner, pool=None,
     names = {c.id: c.name for c in db.cards if hasattr(c, "name")}
     weakest = baseline == "weakest"
     if baseline is None or weakest:
-        base, base_why = default_baseline(mine), "the default: the plainest, weakest unit " \
-                                                 "the oath allows outside the deck"
+        base = default_baseline(mine)
+        base_why = "the default: the plainest, weakest unit the oath allows outside the deck"
     else:
         if baseline not in db:
             raise ValueError(f"--baseline {baseline}: no such card in the pool")
@@ -267,8 +267,9 @@ def card_values(deck: str, field, pilot: str, *, runner, pool=None,
             continue
         specs[cid], breaks[cid] = write_variant(mine, cid, base, folder)
         state[cid] = {"status": None, "d": np.zeros(0), "interval": (0.0, -1.0, 1.0)}
+    relative = "; reported relative to the deck's weakest card" if weakest else ""
     say(f"{mine.name}: {len(wanted)} cards against a field of {len(field)} under {pilot}; "
-        f"baseline {base.id} {base.name} ({base_why}){'; reported relative to the weakest card' if weakest else ''}; "
+        f"baseline {base.id} {base.name} ({base_why}){relative}; "
         f"precision +-{precision}, batches of {batch} seeds, at most {max_seeds}")
     broken = {c: p for c, p in breaks.items() if p}
     if broken:
