@@ -168,7 +168,10 @@ def main(argv=None, runner=None) -> int:
     t.add_argument("--out", default="results/tune")
     v = sub.add_parser("cards", parents=[common, pilot],
                        help="what each card of a deck is worth, as a cause (one copy swapped "
-                            "for a baseline card on the same deals), beside its IWD")
+                            "for a baseline card on the same deals), beside its IWD",
+                       description="Rank a deck's cards by causal value (docs/decks.md); "
+                                   "here --games is the most seeds a card may take "
+                                   "(default 1000)")
     v.add_argument("deck", help="the deck (a name or a .deck file)")
     v.add_argument("--field", nargs="+", help="the field's decks (default: all bundled)")
     v.add_argument("--baseline", default=None, metavar="CARD-ID|weakest",
