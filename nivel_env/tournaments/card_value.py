@@ -220,14 +220,15 @@ def card_values(deck: str, field, pilot: str, *, runner, pool=None,
                 seed: int = 0, deal: str = "mirror", cards=None, out="results/cards",
                 early: bool = True, margin: float | None = None,
                 min_batches: int = MIN_BATCHES, bootstrap: int = 1000, progress=False,
-                say=print) -> dict:
+                save_replays: str | None = None, say=print) -> dict:
     """Each distinct card of ``deck`` (a name or file; ``cards``: only these ids) valued
     against ``field`` (deck names or files) under ``pilot`` in both seats, on ``runner``
     (or ``pool``, a ``Runner.pool()``), seeds ``seeds_from`` .. at most
     ``seeds_from + max_seeds - 1`` (offset by ``seed`` as every deck command does), in
     batches of ``batch`` seeds, each card until ``stop_status`` stops it.
     ``baseline``: a pool card id, None (``default_baseline``) or "weakest".  Variant decks
-    are written to ``out``/decks.  Returns a dict: ``rows`` (per card: card, name,
+    are written to ``out``/decks; ``save_replays``: a folder for every game's replay.
+    Returns a dict: ``rows`` (per card: card, name,
     copies, value, low, high, seeds, units, games, status, identical, se_ratio, iwd,
     iwd_low, iwd_high, breaks), ``baseline``, ``weakest``, ``games``, ``seconds``, ...;
     ``rows`` sorted by value, best first."""
@@ -295,7 +296,8 @@ def card_values(deck: str, field, pilot: str, *, runner, pool=None,
             running = [c for c, s in state.items() if s["status"] is None]
             first = seeds_from + b * batch
             meet = [(0, j) for j in f_idx] + [(v_idx[c], j) for c in running for j in f_idx]
-            tasks, keys = deck_tasks(decks, meet, batch, first, pilot, None, seed, deal)
+            tasks, keys = deck_tasks(decks, meet, batch, first, pilot, save_replays, seed,
+                                     deal)
             res = run_deck_tasks(tasks, args, runner, "cards", pool, progress=progress)
             n_games += 2 * len(tasks)
             for (i, j), t, pair in zip(keys, tasks, res):
@@ -423,6 +425,7 @@ def cards_command(args, runner) -> dict:
                              max_seeds=args.games, batch=args.batch, seed=args.seed,
                              deal=args.deal, out=args.out, bootstrap=args.bootstrap,
                              early=not args.no_early, progress=not args.no_progress,
+                             save_replays=args.save_replays,
                              say=lambda x: print(x, flush=True))
     except ValueError as e:
         raise SystemExit(f"evaluate.py cards: {e}") from None
