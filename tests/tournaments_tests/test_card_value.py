@@ -22,16 +22,18 @@ from conftest import ROOT, TEST_DATA
 sys.path.insert(0, str(ROOT))
 import evaluate  # noqa: E402
 
-POOL = TEST_DATA / "card-value-pool.yaml"
+#: in a folder of their own: the differential check plays every tests/data/*.deck on the
+#: engine tests' pool, which lacks these cards
+POOL = TEST_DATA / "card-value" / "pool.yaml"
 #: one Ash Champion among 39 Ash Recruits, and a field deck of Recruits alone (both break
 #: the copy limit, so they are ``*.unchecked.deck`` files: the engine plays them anyway)
-CHAMPION = str(TEST_DATA / "card-value-champions.unchecked.deck")
-RECRUITS = str(TEST_DATA / "card-value-recruits.unchecked.deck")
+CHAMPION = str(TEST_DATA / "card-value" / "champions.unchecked.deck")
+RECRUITS = str(TEST_DATA / "card-value" / "recruits.unchecked.deck")
 
 
 @pytest.fixture
 def value_pool(monkeypatch):
-    """The bundled pool plus tests/data/card-value-pool.yaml as every loader's default
+    """The bundled pool plus tests/data/card-value/pool.yaml as every loader's default
     (games run in this process: Runner(1)), and a clean deck cache."""
     monkeypatch.setattr(card_db, "_DEFAULT", card_db.build_db(
         card_db.bundled_card_files() + [POOL]))
