@@ -107,12 +107,18 @@ def _local(spec: str, kind: str) -> str:
     return spec
 
 
+#: a deck file named ``*.unchecked.deck`` is loaded without the deck-building rules: a
+#: measurement's variant deck (``card_value``) may break them; the engine does not need them
+UNCHECKED_SUFFIX = ".unchecked.deck"
+
+
 def cached_deck(spec: str):
     """A deck by name or file, loaded once per process (per set of card files)."""
     from nivel_env.cards import load_deck
     key = ("deck", spec, CARD_FILES)
     if key not in _CACHE:
-        _CACHE[key] = load_deck(_local(spec, "deck"), card_pool())
+        _CACHE[key] = load_deck(_local(spec, "deck"), card_pool(),
+                                validate=not str(spec).endswith(UNCHECKED_SUFFIX))
     return _CACHE[key]
 
 
