@@ -29,6 +29,9 @@ the game's seed and their seat, not from the worker).
     # is A stronger than B against the field?  Batches until a sequential test decides
     python evaluate.py compare a.deck b.deck --elo0 0 --elo1 10 --alpha 0.05 --beta 0.05
 
+    # what each card of my deck is worth, as a cause, to +-0.03 (IWD beside)
+    python evaluate.py cards my.deck --pilot heuristic --precision 0.03
+
     # any command on a Ray cluster (or a local Ray instance without ADDRESS): same results
     python evaluate.py decks --games 200 --ray 10.0.0.5:6379
 
@@ -61,10 +64,11 @@ def _player_names() -> str:
 def commands() -> dict:
     """Each command's function in ``nivel_env.tournaments``: ``fn(args, runner)``."""
     from nivel_env.tournaments.agent_commands import agents_tournament
+    from nivel_env.tournaments.card_value import cards_command
     from nivel_env.tournaments.deck_commands import compare, deck_benchmark, gauntlet
     from nivel_env.tournaments.deck_tune import tune
     return {"agents": agents_tournament, "decks": deck_benchmark, "gauntlet": gauntlet,
-            "compare": compare, "tune": tune}
+            "compare": compare, "tune": tune, "cards": cards_command}
 
 
 def main(argv=None, runner=None) -> int:
@@ -174,6 +178,22 @@ def main(argv=None, runner=None) -> int:
     t.add_argument("--holdout", type=int, default=1000,
                    help="held-out seeds (each twice) for tuned against the original")
     t.add_argument("--out", default="results/tune")
+    v = sub.add_parser("cards", parents=[common, pilot],
+                       help="what each card of a deck is worth, as a cause (one copy swapped "
+                            "for a baseline card on the same deals), beside its IWD")
+    v.add_argument("deck", help="the deck (a name or a .deck file)")
+    v.add_argument("--field", nargs="+", help="the field's decks (default: all bundled)")
+    v.add_argument("--baseline", default=None, metavar="CARD-ID|weakest",
+                   help="the card a swapped copy becomes (default: the plainest, weakest "
+                        "unit the leader allows outside the deck); weakest: values "
+                        "relative to the deck's weakest card")
+    v.add_argument("--precision", type=float, default=0.03,
+                   help="stop a card once its 95%% interval is +- this or narrower")
+    v.add_argument("--batch", type=int, default=32, help="seeds per batch")
+    v.add_argument("--no-early", action="store_true",
+                   help="no early stop on a clear sign: every card to --precision")
+    v.add_argument("--out", default="results/cards")
+    v.set_defaults(games=1000)                    # here: the most seeds a card may take
     args = ap.parse_args(argv)
     args.argv = argv
     if args.games < 1:

@@ -44,11 +44,17 @@ def _local(spec: str, kind: str) -> str:
     return spec
 
 
+#: a deck file named ``*.unchecked.deck`` is loaded without the deck-building rules: a
+#: measurement's variant deck (``card_value``) may break them; the engine does not need them
+UNCHECKED_SUFFIX = ".unchecked.deck"
+
+
 def cached_deck(spec: str):
     """A deck by name or file, loaded once per process."""
     from nivel_env.cards import load_deck
     if spec not in _CACHE:
-        _CACHE[spec] = load_deck(_local(spec, "deck"))
+        _CACHE[spec] = load_deck(_local(spec, "deck"),
+                                 validate=not str(spec).endswith(UNCHECKED_SUFFIX))
     return _CACHE[spec]
 
 
