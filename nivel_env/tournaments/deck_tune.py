@@ -133,28 +133,29 @@ def propose_ranked(deck, ranking: Ranking, count: int, skip=()) -> list:
 
 
 def incoming_cards(deck, pool_ids) -> list:
-    """The pool cards some one-card swap can legally bring into ``deck``."""
+    """The pool cards some one-card swap can legally bring into ``deck`` (a card outside
+    an "all" oath of the leader never can, 5.1.2.1: checked first, as it is cheap)."""
+    from nivel_env.cards.filters import card_matches_static
     held = sorted(set(deck.card_ids()))
-    return [c for c in pool_ids if any(legal_swap(deck, g, c) is not None for g in held)]
+    every = [r.filter for r in deck.leader.oath if r.kind == "all"]
+    return [c for c in pool_ids
+            if all(card_matches_static(deck.db.get(c), f) for f in every)
+            and any(legal_swap(deck, g, c) is not None for g in held)]
 
 
 def pool_screen(args, runner, pool, deck_path: str, weakest: str, incoming, field,
                 seeds_from: int, seeds: int, out: Path) -> tuple[dict, dict, int]:
     """Each ``incoming`` card's gain in place of ``weakest``: the deck and each variant
-    (one copy of ``weakest`` replaced, same place) against every ``field`` deck on the
-    same ``seeds`` seeds from ``seeds_from``; gain = the variant's score minus the deck's,
-    mean over seeds and field decks.  Returns (gains, rows with 95% intervals, games)."""
-    from nivel_env.cards import format_deck
-
+    (one copy of ``weakest`` replaced in the same place, as ``card_value`` makes its
+    variants: ``card_value.write_variant``) against every ``field`` deck on the same
+    ``seeds`` seeds from ``seeds_from``; gain = the variant's score minus the deck's, mean
+    over seeds and field decks.  Returns (gains, rows with 95% intervals, games)."""
+    from .card_value import write_variant
     from .deck_commands import deck_tasks, run_deck_tasks
     from .games import cached_deck
     deck = cached_deck(deck_path)
-    paths = [deck_path]
-    for c in incoming:
-        p = out / f"screen-{weakest}-to-{c}.deck"
-        p.write_text(format_deck(swap_deck(deck, weakest, c),
-                                 f"tune pool screen: -{weakest} +{c} (may break 5.1.2)"))
-        paths.append(str(p))
+    paths = [deck_path] + [write_variant(deck, weakest, deck.db.get(c), out)[0]
+                           for c in incoming]
     decks = paths + list(field)
     k = len(paths)
     meet = [(i, j) for i in range(k) for j in range(k, len(decks))]
@@ -166,26 +167,31 @@ def pool_screen(args, runner, pool, deck_path: str, weakest: str, incoming, fiel
     gains, rows = {}, {}
     for i, c in enumerate(incoming, start=1):
         d = np.array([(v - pts[(0, j, sd)]) / 2 for (a, j, sd), v in pts.items() if a == i])
-        half = 1.96 * float(d.std(ddof=1)) / np.sqrt(len(d)) if len(d) > 1 else float("nan")
         gains[c] = float(d.mean())
-        rows[c] = {"card": c, "gain": round(gains[c], 4), "low": round(gains[c] - half, 4),
-                   "high": round(gains[c] + half, 4), "units": len(d)}
+        half = 1.96 * float(d.std(ddof=1)) / np.sqrt(len(d)) if len(d) > 1 else None
+        rows[c] = {"card": c, "gain": round(gains[c], 4), "units": len(d),
+                   "low": None if half is None else round(gains[c] - half, 4),
+                   "high": None if half is None else round(gains[c] + half, 4)}
     return gains, rows, 2 * len(tasks)
 
 
 def deck_card_values(args, runner, pool, deck_path: str, field, seeds_from: int,
                      out: Path) -> tuple[dict, dict, int, int]:
     """The causal value of every distinct card of the deck at ``deck_path`` against
-    ``field`` (``card_value.card_values``, the one call ``tune`` makes to it), at
-    ``--rank-precision`` with at most ``--rank-games`` seeds from ``seeds_from``.
-    Returns (card id -> value, card id -> row, games played, seeds consumed)."""
-    from .card_value import card_values
-    rep = card_values(deck_path, list(field), args.pilot, args=args, runner=runner,
-                      pool=pool, precision=args.rank_precision, max_seeds=args.rank_games,
-                      seeds_from=seeds_from, out=out, say=lambda x: None)
-    rows = {r["card"]: r for r in rep["cards"]}
+    ``field`` (``card_value.card_values``, the one call ``tune`` makes to it; its default
+    baseline card), at ``--rank-precision`` with at most ``--rank-games`` seeds from
+    ``seeds_from``.  Returns (card id -> value, card id -> row, games played, seeds
+    consumed)."""
+    from .card_value import BATCH, card_values
+    rep = card_values(deck_path, list(field), args.pilot, runner=runner, pool=pool,
+                      precision=args.rank_precision, max_seeds=args.rank_games,
+                      batch=min(BATCH, args.rank_games), seeds_from=seeds_from,
+                      seed=args.seed, deal=args.deal, out=out, bootstrap=args.bootstrap,
+                      say=lambda x: None)
+    rows = {r["card"]: r for r in rep["rows"]}
+    first, last = rep["seeds"]
     return ({c: float(r["value"]) for c, r in rows.items()}, rows, int(rep["games"]),
-            int(rep["seeds"]))
+            int(last - first))
 
 
 def causal_ranking(args, runner, pool, deck_path: str, pool_ids, field, seeds_from: int,
@@ -196,11 +202,11 @@ def causal_ranking(args, runner, pool, deck_path: str, pool_ids, field, seeds_fr
     games: 1 in ``len(incoming) + 1`` of its games)."""
     from .games import cached_deck
     values, rows, games, seeds = deck_card_values(args, runner, pool, deck_path, field,
-                                                  seeds_from, out)
+                                                  seeds_from, out / "ranking")
     weakest = min(values, key=lambda c: (values[c], c))
     incoming = incoming_cards(cached_deck(deck_path), pool_ids)
     gains, grows, g2 = pool_screen(args, runner, pool, deck_path, weakest, incoming, field,
-                                   seeds_from, args.rank_games, out)
+                                   seeds_from, args.rank_games, out / "screen")
     return Ranking(values, gains, weakest, games + g2, max(seeds, args.rank_games),
                    {"cards": list(rows.values()), "pool": list(grows.values()),
                     "card_games": games, "pool_games": g2})
@@ -269,7 +275,7 @@ def tune(args, runner, ranker=None) -> dict:
             rank = ranker or (lambda p, ids, f, s, o: causal_ranking(args, runner, pool, p,
                                                                      ids, f, s, o))
             print("ranking the deck's cards and the pool by causal value ...", flush=True)
-            ranking = rank(str(current_path), pool_ids, field, seeds, out / "decks")
+            ranking = rank(str(current_path), pool_ids, field, seeds, out)
             seeds += ranking.seeds
             spent["ranking"] = ranking.games
             print(f"  {ranking.games:,} games; weakest card {ranking.weakest} "

@@ -135,3 +135,29 @@ def test_random_proposals_as_before_and_the_best_undecided_resumed(tmp_path):
     assert first_llr(resumed[0]) == max(first_llr(t) for t in r["tests"])
     assert all(t["games"] == 8 for t in r["tests"] if not t["resumed"])
     assert r["games"]["tests"] == 3 * 8 + 8 and r["games"]["ranking"] == 0
+
+
+def test_value_proposals_end_to_end_on_a_tiny_budget(tmp_path, capsys):
+    # the default: the causal ranking (card_value, then the pool screen) on 1 seed, then
+    # one test under hypotheses far below zero, so that the first swap is accepted
+    evaluate.main(["tune", "ember-rush", "--field", "stone-bastion", "--pilot", "heuristic",
+                   "--steps", "1", "--candidates", "1", "--batch", "2", "--max-games", "40",
+                   "--elo0", "-400", "--elo1", "-300", "--alpha", "0.3", "--beta", "0.3",
+                   "--rank-games", "1", "--holdout", "0", "--out", str(tmp_path), *SMALL])
+    r = json.loads((tmp_path / "tune.json").read_text())
+    rk = r["ranking"]
+    assert r["propose"] == "value" and rk["seeds"] == 1
+    values = {c["card"]: c["value"] for c in rk["cards"]}
+    deck = load_deck("ember-rush")
+    assert set(values) == set(deck.card_ids())
+    assert rk["weakest"] == min(values, key=lambda c: (values[c], c))
+    gains = {p["card"]: p["gain"] for p in rk["pool"]}
+    t = r["tests"][0]
+    assert t["estimate"] == pytest.approx(gains[t["in"]] + values[rk["weakest"]]
+                                          - values[t["out"]], abs=2e-4)
+    assert rk["games"] == rk["card_games"] + rk["pool_games"] == r["games"]["ranking"]
+    # the pool screen: the deck and each incoming card in the weakest card's place, on
+    # each seed against the one field deck, two games a seed
+    assert rk["pool_games"] == (len(gains) + 1) * 2
+    assert r["games"]["search"] == r["games"]["ranking"] + t["games"]
+    assert "until the first accepted swap" in capsys.readouterr().out
