@@ -115,11 +115,12 @@ def propose_ranked(deck, ranking: Ranking, count: int, skip=()) -> list:
     the pool card of higher gain.  ``skip``: ``(out_id, in_id)`` pairs not to propose
     (those a test already rejected)."""
     held = sorted(set(deck.card_ids()))
+    skip = set(skip)
     missing = [c for c in held if c not in ranking.values]
     if missing:
         raise ValueError(f"tune: the ranking has no value for {', '.join(missing)}")
     pairs = sorted(((ranking.estimate(g, c), g, c) for g in held for c in ranking.gains
-                    if c != g and (g, c) not in set(skip)),
+                    if c != g and (g, c) not in skip),
                    key=lambda t: (-t[0], ranking.values[t[1]], -ranking.gains[t[2]],
                                   t[1], t[2]))
     out = []
@@ -312,7 +313,8 @@ def tune(args, runner, ranker=None) -> dict:
                 cand_path.write_text(format_deck(cand, f"tune step {step}: -{gone} +{come}"))
                 print(f"step {step}, try {k + 1}: -{gone} ({name(gone)}) +{come} "
                       f"({name(come)})" + ("" if est is None else
-                                           f", estimated gain {est:+.3f}"), flush=True)
+                                           f", estimated score gain {est:+.3f}"),
+                      flush=True)
                 t = _Test(gone, come, cand_path, SprtRun.start(args, seeds),
                           {"step": step, "try": k + 1, "out": gone, "in": come,
                            "estimate": None if est is None else round(est, 4),
