@@ -173,6 +173,18 @@ def main(argv=None, runner=None) -> int:
     t.add_argument("--beta", type=float, default=0.05)
     t.add_argument("--batch", type=int, default=10, help="seeds per batch of each test")
     t.add_argument("--max-games", type=int, default=4000, help="games per test at most")
+    t.add_argument("--propose", choices=("value", "random"), default="value",
+                   help="swap order: value (cut the cards of lowest causal value first, "
+                        "bring in the pool cards that gain most in place of the weakest; "
+                        "measured first on duplicate deals) or random (drawn from --seed)")
+    t.add_argument("--resume", type=int, default=1,
+                   help="times a step may continue its undecided test of highest LLR by "
+                        "another --max-games games before giving up (0: never)")
+    t.add_argument("--rank-games", type=int, default=10,
+                   help="--propose value: seeds the ranking plays at most (against every "
+                        "field deck)")
+    t.add_argument("--rank-precision", type=float, default=0.05,
+                   help="--propose value: a card's value stops at this 95%% half-width")
     t.add_argument("--holdout", type=int, default=1000,
                    help="held-out seeds (each twice) for tuned against the original")
     t.add_argument("--out", default="results/tune")

@@ -381,19 +381,26 @@ def gauntlet(args, runner: Runner) -> dict:
 
 
 def sprt_test(args, runner: Runner, a: str, b: str, field, pool=None, seeds_from: int = 0,
-              max_games: int | None = None, say=print) -> dict:
+              max_games: int | None = None, say=print, state=None) -> dict:
     """The core of ``compare``: deck ``a`` against deck ``b`` over ``field`` under
     ``args.pilot``, played on ``runner`` (or ``pool``), batches of ``args.batch`` seeds
     from ``seeds_from`` until the GSPRT on (``args.elo0``, ``args.elo1``, ``args.alpha``,
-    ``args.beta``) decides or ``max_games``.  Returns the result (``status`` "H1", "H0"
-    or None, games, history)."""
-    from .sprt import SPRT, score_to_elo
+    ``args.beta``) decides or the test holds ``max_games`` games.  Returns the result
+    (``status`` "H1", "H0" or None, games, history).
+
+    ``state``: a ``sprt.SprtRun`` to play into (``SprtRun.start``); the test continues
+    from whatever it holds (its units, points, history, bootstrap state) on the seeds from
+    ``seeds_from``, which must be fresh, so a test stopped undecided at a budget can be
+    resumed with a larger ``max_games`` (``deck_tune``).  Without one, a fresh test."""
+    from .sprt import SprtRun, score_to_elo
     decks = [a, b] + list(field)
     names = unique_labels([cached_deck(d).name for d in decks])
     max_games = args.max_games if max_games is None else max_games
-    sprt = SPRT(args.elo0, args.elo1, args.alpha, args.beta, kind="difference")
-    rng = np.random.default_rng(args.seed + seeds_from)
-    pts_a, pts_b, history = [], [], []
+    run = state if state is not None else SprtRun.start(args, seeds_from)
+    if any(lo <= seeds_from < hi for lo, hi in run.seed_ranges):
+        raise ValueError(f"sprt_test: seed {seeds_from} was already played in this test "
+                         f"({run.seed_ranges}); a resumed test needs fresh seeds")
+    sprt, rng, pts_a, pts_b, history = run.sprt, run.rng, run.pts_a, run.pts_b, run.history
     seeds = seeds_from
     meet = [(0, j) for j in range(2, len(decks))] + [(1, j) for j in range(2, len(decks))]
     while sprt.status is None and 4 * len(pts_a) < max_games:
@@ -410,6 +417,7 @@ def sprt_test(args, runner: Runner, a: str, b: str, field, pool=None, seeds_from
                 pts_b.append(pb)
                 units.append((pa - pb) / 2)
         sprt.add(units)
+        run.played(seeds, seeds + args.batch)
         seeds += args.batch
         pa_arr, pb_arr = np.asarray(pts_a) / 2, np.asarray(pts_b) / 2
         sa, sb = float(pa_arr.mean()), float(pb_arr.mean())

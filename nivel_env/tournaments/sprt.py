@@ -169,5 +169,49 @@ class SPRT:
         return fixed_sample_units(s, mu0, mu1, self.alpha, self.beta)
 
 
-__all__ = ["SPRT", "llr", "llr_normal", "sprt_bounds", "elo_to_score", "score_to_elo",
-           "fixed_sample_units", "PAIR_VALUES", "DIFFERENCE_VALUES"]
+@dataclass
+class SprtRun:
+    """Everything a running A-against-B test over a field holds, so that it can stop at a
+    game budget and be continued later on fresh seeds exactly as if it had never stopped:
+    the GSPRT and its units, the pair points of A and B behind them (for the Elo estimate),
+    the history of looks, the seed ranges played (``[from, to)`` each) and the bootstrap's
+    random state.  ``deck_commands.sprt_test(..., state=run)`` plays into it."""
+    sprt: SPRT
+    rng: np.random.Generator
+    pts_a: list = field(default_factory=list)
+    pts_b: list = field(default_factory=list)
+    history: list = field(default_factory=list)
+    seed_ranges: list = field(default_factory=list)
+
+    @classmethod
+    def start(cls, args, seeds_from: int = 0) -> "SprtRun":
+        """A fresh run on ``args``' hypotheses (``elo0``, ``elo1``, ``alpha``, ``beta``),
+        units of kind "difference"; the bootstrap seeded from ``args.seed`` and the test's
+        first seed, as ``compare`` always seeded it."""
+        return cls(SPRT(args.elo0, args.elo1, args.alpha, args.beta, kind="difference"),
+                   np.random.default_rng(args.seed + seeds_from))
+
+    @property
+    def games(self) -> int:
+        """Games played so far: each unit is A's duplicate pair and B's, 4 games."""
+        return 4 * len(self.pts_a)
+
+    @property
+    def status(self) -> str | None:
+        return self.sprt.status
+
+    @property
+    def llr(self) -> float:
+        return self.sprt.llr
+
+    def played(self, start: int, stop: int) -> None:
+        """Record that seeds ``start .. stop - 1`` were played (merging a range that
+        continues the last one)."""
+        if self.seed_ranges and self.seed_ranges[-1][1] == start:
+            self.seed_ranges[-1][1] = stop
+        else:
+            self.seed_ranges.append([start, stop])
+
+
+__all__ = ["SPRT", "SprtRun", "llr", "llr_normal", "sprt_bounds", "elo_to_score",
+           "score_to_elo", "fixed_sample_units", "PAIR_VALUES", "DIFFERENCE_VALUES"]

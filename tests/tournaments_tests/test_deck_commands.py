@@ -133,7 +133,7 @@ def test_tune_proposes_legal_swaps_and_records_its_path(tmp_path, capsys):
     # hypotheses far below zero so that a swap is accepted within a few batches, then the
     # held-out games play the tuned deck against the original
     evaluate.main(["tune", "ember-rush", "--field", "stone-bastion", "--pilot", "heuristic",
-                   "--steps", "1", "--candidates", "1", "--batch", "2", "--max-games", "200",
+                   "--propose", "random", "--steps", "1", "--candidates", "1", "--batch", "2", "--max-games", "200",
                    "--elo0", "-400", "--elo1", "-300", "--alpha", "0.3", "--beta", "0.3",
                    "--holdout", "2", "--out", str(tmp_path), *SMALL])
     r = json.loads((tmp_path / "tune.json").read_text())
