@@ -234,8 +234,8 @@ def tune(args, runner, ranker=None) -> dict:
     from .deck_commands import (check_decks, deck_tasks, run_deck_tasks, say_pilot,
                                 sprt_test)
     from .games import cached_deck
-    from .ratings import paired_score
-    from .sprt import SPRT, SprtRun
+    from .ratings import few_games, paired_score
+    from .sprt import SPRT, SprtRun, elo_to_score
     mode = getattr(args, "propose", "random")
     resume = getattr(args, "resume", 0)
     field = [d for d in (args.field or list_decks()) if d != args.deck]
@@ -296,9 +296,12 @@ def tune(args, runner, ranker=None) -> dict:
             t.record.update(status=r["status"], games=r["games"], llr=h["llr"],
                             elo_diff=h["elo_diff"], low=h["low"], high=h["high"],
                             games_so_far=spent["ranking"] + spent["tests"])
+            note = "" if r["status"] else few_games(             # an undecided test
+                elo_to_score(h["elo_diff"]), r["games"], elo_to_score(h["low"]),
+                elo_to_score(h["high"]))
             print(f"  {r['status'] or 'undecided'} after {r['games']:,} games: LLR "
                   f"{h['llr']:+.2f}, Elo {h['elo_diff']:+.1f} [{h['low']:+.1f}, "
-                  f"{h['high']:+.1f}]", flush=True)
+                  f"{h['high']:+.1f}]" + (f" ({note})" if note else ""), flush=True)
             return r
 
         for step in range(1, args.steps + 1):
@@ -393,8 +396,10 @@ def tune(args, runner, ranker=None) -> dict:
                                              f"; {games['first_accepted']:,} until the "
                                              f"first accepted swap"))
     if holdout:
+        note = few_games(holdout["score"], holdout["games"], holdout["low"], holdout["high"])
         print(f"held out: tuned against the original {holdout['score']:.3f} "
-              f"[{holdout['low']:.3f}, {holdout['high']:.3f}] over {holdout['games']:,} games")
+              f"[{holdout['low']:.3f}, {holdout['high']:.3f}] over {holdout['games']:,} games"
+              + (f" ({note})" if note else ""))
     print(f"wrote {out / 'tuned.deck'}, {out / 'tune.json'}")
     return report
 
