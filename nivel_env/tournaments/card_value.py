@@ -411,6 +411,7 @@ def cards_command(args, runner) -> dict:
 
     from .card_value_report import print_values, write_card_values
     from .deck_commands import check_decks, say_pilot
+    from .deck_history import run_record
     field = [d for d in (args.field or list_decks()) if d != args.deck]
     if not field:
         raise SystemExit("evaluate.py cards: the field is empty")
@@ -431,6 +432,7 @@ def cards_command(args, runner) -> dict:
         raise SystemExit(f"evaluate.py cards: {e}") from None
     report["command"] = command
     report["ran_on"] = runner.info()
+    report.update(run_record([args.deck] + field))    # time, card files, deck contents
     print_values(report)
     files = write_card_values(report, Path(args.out), command)
     print(f"\n{report['games']:,} games in {report['seconds']} s; wrote "

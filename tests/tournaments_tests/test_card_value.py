@@ -205,6 +205,12 @@ def test_cards_command_end_to_end(tmp_path, capsys):
     for f in ("cards_value.csv", "cards_value.png"):
         assert (tmp_path / f).stat().st_size > 0
     assert len(list((tmp_path / "decks").glob("*.deck"))) == len(set(deck.card_ids()))
+    # what `evaluate.py history` reads: when, and the deck's contents
+    assert r["time"] and r["deck_contents"]["ember-rush"]["leader"] == deck.leader.id
+    lines: list[str] = []
+    from nivel_env.tournaments.deck_history import history
+    assert history("ember-rush", tmp_path, say=lines.append) == 0
+    assert any("cards" in line and "first version" in line for line in lines), lines
 
 
 def test_cards_command_names_bad_input(tmp_path):
