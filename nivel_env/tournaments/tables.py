@@ -73,7 +73,7 @@ def heatmap(matrix, labels, title, path, low=None, high=None):
             if low is not None:
                 text += f"\n{low[i, j]:.2f}-{high[i, j]:.2f}"
             ax.text(j, i, text, ha="center", va="center", fontsize=8 if low is None else 6.5)
-    ax.set_title(title)
+    fig.suptitle(title, fontsize=11)       # over the figure: a long title clears the colour bar
     ax.set_xlabel("opponent")
     sm = matplotlib.cm.ScalarMappable(norm=matplotlib.colors.Normalize(0, 1), cmap=cmap)
     fig.colorbar(sm, ax=ax, label="row's score" + ("" if low is None else
@@ -81,7 +81,7 @@ def heatmap(matrix, labels, title, path, low=None, high=None):
     if low is not None:
         fig.text(0.01, 0.005, SHADING.replace("; ", ";\n"), fontsize=7, color="#444",
                  ha="left", va="bottom")
-    fig.tight_layout(rect=(0, 0.05 if low is not None else 0, 1, 1))
+    fig.tight_layout(rect=(0, 0.08 if low is not None else 0, 1, 1))
     fig.savefig(path, dpi=120)
     plt.close(fig)
 
