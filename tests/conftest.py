@@ -32,6 +32,14 @@ from nivel_env.cards.db import bundled_card_files
 #: repository's root, for the tests that read the sources, docs and scripts.
 TESTS = Path(__file__).resolve().parent
 ROOT = TESTS.parent
+#: a designer's own card file (two plain wind units), for the --cards tests
+MY_CARDS = """\
+cards:
+  - {id: MY-01, type: unit, name: Tinker Owl, name_ko: 땜장이 올빼미, cost: 1, power: 1, hit: 1,
+     attribute: wind}
+  - {id: MY-02, type: unit, name: Brass Owl, name_ko: 놋쇠 올빼미, cost: 2, power: 2, hit: 1,
+     attribute: wind}
+"""
 # A test file may import another's helpers by name (test_narrate.py: ``from
 # test_rules_combat import attack``), as when they all sat in tests/; pytest puts only the
 # folders of the files it has collected so far on sys.path, so add them all: a file then

@@ -7,6 +7,7 @@ import pytest
 from nivel_env.cards import (CardDataError, DeckError, deck_problems, load_card_db,
                              load_deck, parse_deck)
 from nivel_env.cards import model as m
+from conftest import MY_CARDS
 
 SECTION_10 = {"Entry", "Passive", "Active", "Attacker", "Defender", "Exit", "Armed",
               "Frontline", "Level Link", "Trigger", "Mix", "Escape", "Chain", "Buff", "Pierce",
@@ -365,13 +366,6 @@ def test_a_file_or_folder_named_like_a_bundled_deck_never_shadows_it(tmp_path, m
 
 # ------------------------------------------------------------------ the command line
 
-MY_CARDS = """\
-cards:
-  - {id: MY-01, type: unit, name: Tinker Owl, name_ko: 땜장이 올빼미, cost: 1, power: 1, hit: 1,
-     attribute: wind}
-  - {id: MY-02, type: unit, name: Brass Owl, name_ko: 놋쇠 올빼미, cost: 2, power: 2, hit: 1,
-     attribute: wind}
-"""
 
 
 def test_cards_command_query_after_a_card_file(tmp_path, monkeypatch, capsys):

@@ -112,7 +112,7 @@ def test_a_deck_run_records_its_contents_for_history(tmp_path):
 
 
 def test_a_deck_of_my_cards_by_name_reads_with_its_card_files(tmp_path, capsys):
-    from test_own_cards import MY_CARDS
+    from conftest import MY_CARDS
     (tmp_path / "my.yaml").write_text(MY_CARDS, encoding="utf-8")
     deck = tmp_path / "owl.deck"
     deck.write_text("name: Owl Runners\nleader: LD-05\n3 tinker owl\n2 WI-02\n1 Brass Owl\n")

@@ -12,19 +12,12 @@ from pathlib import Path
 import pytest
 
 from nivel_env.tournaments import games
-from conftest import ROOT
+from conftest import MY_CARDS, ROOT
 
 sys.path.insert(0, str(ROOT))
 import evaluate  # noqa: E402
 
 SMALL = ["--bootstrap", "50", "--no-progress", "--pilot", "heuristic"]
-MY_CARDS = """\
-cards:
-  - {id: MY-01, type: unit, name: Tinker Owl, name_ko: 땜장이 올빼미, cost: 1, power: 1, hit: 1,
-     attribute: wind}
-  - {id: MY-02, type: unit, name: Brass Owl, name_ko: 놋쇠 올빼미, cost: 2, power: 2, hit: 1,
-     attribute: wind}
-"""
 
 
 def owl_deck(folder: Path) -> tuple[Path, Path]:
