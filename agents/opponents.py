@@ -79,7 +79,7 @@ SEARCHES = {
     "nv2-search-deep": ("nv2-ppo", {"simulations": 512, "worlds": 4, "c_puct": 2.5,
                                     "prior_temperature": 8.0, "batch": 64}),
     # nv2-search-deep with the Gumbel root (sequential halving over 16 sampled moves):
-    # the strongest measured at the same cost (docs/opponents.md, "The Gumbel root")
+    # as strong as nv2-search-deep at the same cost; the ladder's expert (docs/opponents.md)
     "nv2-gumbel": ("nv2-ppo", {"simulations": 512, "worlds": 4, "c_puct": 2.5,
                                "prior_temperature": 8.0, "batch": 64, "root": "gumbel"}),
 }
